@@ -1,0 +1,174 @@
+"""The one snapshot type: cluster -> node -> GPU -> MIG / MPS / processes, frozen and JSON-friendly.
+
+``None`` is the explicit N/A: a value the source does not have. It is never replaced by 0, so a
+renderer can tell "0 %" from "unknown" and show ``N/A`` in place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+#: Process types as nvidia-smi prints them: compute, graphics, both, MPS client, MPS client + compute.
+PROCESS_TYPES = ("C", "G", "C+G", "M", "M+C")
+
+#: Compute modes as nvidia-smi prints them.
+COMPUTE_MODES = ("Default", "Exclusive_Thread", "Prohibited", "Exclusive_Process")
+
+
+@dataclass(frozen=True, slots=True)
+class ComputeInstance:
+    """One compute instance inside a GPU instance; with MIG each CI is one CUDA device."""
+
+    ci_id: int | None
+    profile: str | None = None  # "3g.20gb" for a full CI, "1c.3g.20gb" for a partial one
+    sm_count: int | None = None
+    mig_uuid: str | None = None  # "MIG-..." as CUDA_VISIBLE_DEVICES takes it
+    mig_device_index: int | None = None  # the "MIG Dev" column of nvidia-smi
+
+
+@dataclass(frozen=True, slots=True)
+class GpuInstance:
+    """One MIG GPU instance: a placement of memory slices with its compute instances."""
+
+    gi_id: int | None
+    profile: str | None = None  # "3g.20gb"
+    profile_id: int | None = None  # the "ID" column of `nvidia-smi mig -lgip`
+    placement_start: int | None = None
+    placement_size: int | None = None
+    memory_total_mib: int | None = None
+    memory_used_mib: int | None = None
+    sm_count: int | None = None
+    compute_instances: tuple[ComputeInstance, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class MpsClient:
+    """A process attached to an MPS server."""
+
+    pid: int
+    active_thread_percentage: int | None = None
+    memory_used_mib: int | None = None
+    user: str | None = None
+    command: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MpsDaemon:
+    """MPS state of one GPU; ``running`` False means known to be off, a missing daemon object means unknown."""
+
+    running: bool
+    control_pid: int | None = None
+    server_pid: int | None = None
+    pipe_directory: str | None = None
+    log_directory: str | None = None
+    clients: tuple[MpsClient, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessInfo:
+    """A process holding GPU memory, as in nvidia-smi's process table."""
+
+    pid: int
+    type: str | None = None  # one of PROCESS_TYPES
+    used_memory_mib: int | None = None
+    user: str | None = None
+    command: str | None = None
+    gi_id: int | None = None
+    ci_id: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GpuSnapshot:
+    """What nvidia-smi shows of one GPU, plus what a scheduler needs."""
+
+    index: int
+    uuid: str | None = None
+    name: str | None = None
+    pci_bus_id: str | None = None
+    memory_total_mib: int | None = None
+    memory_used_mib: int | None = None
+    utilization_gpu: int | None = None  # per cent
+    utilization_memory: int | None = None  # per cent
+    temperature_c: int | None = None
+    power_draw_w: float | None = None
+    power_limit_w: float | None = None
+    fan_percent: int | None = None
+    clock_graphics_mhz: int | None = None
+    clock_sm_mhz: int | None = None
+    clock_memory_mhz: int | None = None
+    performance_state: str | None = None  # "P0"
+    compute_mode: str | None = None  # one of COMPUTE_MODES
+    persistence_mode: bool | None = None
+    mig_mode_current: bool | None = None
+    mig_mode_pending: bool | None = None
+    gpu_instances: tuple[GpuInstance, ...] = ()
+    mps: MpsDaemon | None = None
+    processes: tuple[ProcessInfo, ...] = ()
+    lost: bool = False  # the driver reported the GPU lost; other values are then stale or N/A
+
+    @property
+    def mig_enabled(self) -> bool:
+        return bool(self.mig_mode_current)
+
+    @property
+    def memory_free_mib(self) -> int | None:
+        if self.memory_total_mib is None or self.memory_used_mib is None:
+            return None
+        return self.memory_total_mib - self.memory_used_mib
+
+
+@dataclass(frozen=True, slots=True)
+class NodeSnapshot:
+    """One machine and its GPUs."""
+
+    name: str
+    gpus: tuple[GpuSnapshot, ...] = ()
+    driver_version: str | None = None
+    cuda_version: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterSnapshot:
+    """Every node at one moment; ``timestamp`` is seconds since the Unix epoch (UTC)."""
+
+    timestamp: float
+    nodes: tuple[NodeSnapshot, ...] = ()
+    source: str | None = None  # a short description of where the snapshot came from
+
+    @property
+    def gpu_count(self) -> int:
+        return sum(len(n.gpus) for n in self.nodes)
+
+    def node(self, name: str) -> NodeSnapshot:
+        for n in self.nodes:
+            if n.name == name:
+                return n
+        raise KeyError(name)
+
+    def with_time(self, timestamp: float) -> ClusterSnapshot:
+        return replace(self, timestamp=timestamp)
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something that happened at a moment: a job or MPS daemon changing state."""
+
+    timestamp: float
+    kind: str  # one of EVENT_KINDS
+    message: str = ""
+    node: str | None = None
+    gpus: tuple[int, ...] = ()
+    job_id: str | None = None
+    data: tuple[tuple[str, str], ...] = field(default=())
+
+
+EVENT_KINDS = (
+    "job_submitted",
+    "job_started",
+    "job_ended",
+    "job_cancelled",
+    "job_failed",
+    "mps_started",
+    "mps_stopped",
+    "note",
+)
