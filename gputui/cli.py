@@ -1,2 +1,0 @@
-def main() -> int:
-    return 0

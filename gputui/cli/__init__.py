@@ -1,0 +1,52 @@
+"""The `gputui` command: the dashboard by default, subcommands for one-shot work.
+
+Each subcommand lives in its own module with ``add_parser(subparsers)`` and ``run(args) -> int``;
+heavy imports (textual, NVML) happen inside ``run`` so that quick commands start quickly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from gputui import __version__
+from gputui.core.errors import GputuiError
+
+# subcommand name -> module under gputui.cli
+SUBCOMMANDS = {
+    "snapshot": "snapshot_cmd",
+    "mig": "mig_cmd",
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="gputui", description="A terminal cockpit for GPU machines and clusters.")
+    p.add_argument("--version", action="version", version=f"gputui {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    for name, module in SUBCOMMANDS.items():
+        try:
+            mod = importlib.import_module(f"gputui.cli.{module}")
+        except ModuleNotFoundError as e:
+            if e.name == f"gputui.cli.{module}":
+                continue  # a subcommand not built yet
+            raise
+        mod.add_parser(sub)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args_in = sys.argv[1:] if argv is None else argv
+    if not args_in or args_in[0] not in SUBCOMMANDS and args_in[0] not in ("-h", "--help", "--version"):
+        args_in = ["ui", *args_in]
+    parser = build_parser()
+    try:
+        args = parser.parse_args(args_in)
+        return int(args.run(args) or 0)
+    except GputuiError as e:
+        print(f"gputui: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
