@@ -15,6 +15,7 @@ from gputui.core.errors import GputuiError
 
 # subcommand name -> module under gputui.cli
 SUBCOMMANDS = {
+    "ui": "ui_cmd",
     "snapshot": "snapshot_cmd",
     "mig": "mig_cmd",
 }
@@ -37,8 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args_in = sys.argv[1:] if argv is None else argv
-    if not args_in or args_in[0] not in SUBCOMMANDS and args_in[0] not in ("-h", "--help", "--version"):
-        args_in = ["ui", *args_in]
+    if not args_in or (args_in[0] not in SUBCOMMANDS and args_in[0] not in ("-h", "--help", "--version")):
+        args_in = ["ui", *args_in]  # `gputui [SOURCE] [options]` opens the dashboard
     parser = build_parser()
     try:
         args = parser.parse_args(args_in)

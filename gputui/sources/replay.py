@@ -127,7 +127,7 @@ class ReplaySource:
         return self.current()
 
     def jump(self, seconds: float) -> ClusterSnapshot:
-        return self.seek(self.time + seconds + (1e-6 if seconds > 0 else 0.0))
+        return self.seek(self.time + seconds)
 
     def events_between(self, t0: float, t1: float) -> list[Event]:
         """Events with t0 < timestamp <= t1, in time order."""

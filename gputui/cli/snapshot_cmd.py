@@ -1,0 +1,52 @@
+"""`gputui snapshot [SOURCE] [--at TIME] [--json]`: print one snapshot like nvidia-smi does."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from gputui.core.timefmt import TIME_HELP
+from gputui.sources.factory import SOURCE_HELP
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("snapshot", help="print one snapshot (GPUs, MIG devices, MPS, processes) and exit")
+    p.add_argument("source", nargs="?", help=f"{SOURCE_HELP}; default: NVML, else the demo")
+    p.add_argument("--at", metavar="TIME", help=f"for a recording or log: {TIME_HELP} (default: the last frame)")
+    p.add_argument("--json", action="store_true", help="print the snapshot as JSON instead of tables")
+    p.add_argument("--node", action="append", metavar="NAME", help="only this node (repeatable)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from gputui.core.timefmt import parse_time
+    from gputui.sources.factory import open_source
+    from gputui.sources.replay import ReplaySource
+
+    opened = open_source(args.source)
+    source = opened.source
+    try:
+        if isinstance(source, ReplaySource):
+            t = source.end_time if args.at is None else parse_time(args.at, source.start_time, source.end_time)
+            snap = source.seek(t)
+        elif args.at is not None:
+            from gputui.core.errors import GputuiError
+
+            raise GputuiError("--at needs a recording or a log; a live source has only the present")
+        else:
+            snap = source.poll()
+    finally:
+        source.close()
+    if opened.notice:
+        print(f"gputui: {opened.notice}", file=sys.stderr)
+    if args.json:
+        from gputui.core.serialize import snapshot_to_json
+
+        sys.stdout.write(snapshot_to_json(snap, indent=1) + "\n")
+        return 0
+    from rich.console import Console
+
+    from gputui.render.smi_tables import snapshot_view
+
+    Console(highlight=False).print(snapshot_view(snap, args.node))
+    return 0

@@ -1,0 +1,165 @@
+"""Rich renderables that show a snapshot the way `nvidia-smi` does: GPUs, MIG devices, MPS, processes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime
+
+from rich import box
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from gputui.core.model import ClusterSnapshot, GpuSnapshot, NodeSnapshot
+
+NA = Text("N/A", style="dim")
+
+
+def na(value: object, fmt: str = "{}") -> Text | str:
+    """The value formatted, or a dim N/A when the source did not have it."""
+    return NA if value is None else fmt.format(value)
+
+
+def on_off(value: bool | None) -> Text | str:
+    return NA if value is None else ("On" if value else "Off")
+
+
+def utc(ts: float) -> str:
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _mem(used: int | None, total: int | None) -> Text | str:
+    if used is None and total is None:
+        return NA
+    return f"{na(used)}MiB / {na(total)}MiB"
+
+
+def _power(gpu: GpuSnapshot) -> Text | str:
+    if gpu.power_draw_w is None and gpu.power_limit_w is None:
+        return NA
+    draw = "N/A" if gpu.power_draw_w is None else f"{gpu.power_draw_w:.0f}W"
+    cap = "N/A" if gpu.power_limit_w is None else f"{gpu.power_limit_w:.0f}W"
+    return f"{draw} / {cap}"
+
+
+def _table(title: str, *columns: str, right: Iterable[str] = ()) -> Table:
+    t = Table(title=title, title_justify="left", box=box.SQUARE, header_style="bold", expand=False)
+    right_set = set(right)
+    for c in columns:
+        t.add_column(c, justify="right" if c in right_set else "left", no_wrap=True)
+    return t
+
+
+def gpu_table(node: NodeSnapshot) -> Table:
+    t = _table(
+        "GPUs",
+        "GPU", "Name", "Persist-M", "Bus-Id", "Fan", "Temp", "Perf", "Pwr:Usage/Cap",
+        "Memory-Usage", "GPU-Util", "Compute M.", "MIG M.",
+        right=("GPU", "Fan", "Temp", "GPU-Util"),
+    )  # fmt: skip
+    for g in node.gpus:
+        name: Text | str = na(g.name)
+        if g.lost:
+            name = Text(f"{g.name or 'GPU'} (LOST)", style="bold red")
+        mig = NA if g.mig_mode_current is None else ("Enabled" if g.mig_mode_current else "Disabled")
+        if g.mig_mode_pending is not None and g.mig_mode_pending != g.mig_mode_current:
+            mig = Text(f"{mig} -> {'Enabled' if g.mig_mode_pending else 'Disabled'}", style="yellow")
+        t.add_row(
+            str(g.index), name, on_off(g.persistence_mode), na(g.pci_bus_id), na(g.fan_percent, "{}%"),
+            na(g.temperature_c, "{}C"), na(g.performance_state), _power(g),
+            _mem(g.memory_used_mib, g.memory_total_mib), na(g.utilization_gpu, "{}%"),
+            na(g.compute_mode), mig,
+        )  # fmt: skip
+    return t
+
+
+def mig_table(node: NodeSnapshot) -> Table | None:
+    rows = []
+    for g in node.gpus:
+        for gi in g.gpu_instances:
+            placement = (
+                NA if gi.placement_start is None else f"{gi.placement_start}:{na(gi.placement_size)}"
+            )
+            cis = gi.compute_instances or ()
+            if not cis:
+                rows.append((str(g.index), na(gi.gi_id), NA, NA, na(gi.profile), placement, na(gi.sm_count),
+                             _mem(gi.memory_used_mib, gi.memory_total_mib), Text("(no compute instance)", "dim")))  # fmt: skip
+            for ci in cis:
+                rows.append((str(g.index), na(gi.gi_id), na(ci.ci_id), na(ci.mig_device_index),
+                             na(ci.profile or gi.profile), placement, na(ci.sm_count),
+                             _mem(gi.memory_used_mib, gi.memory_total_mib), na(ci.mig_uuid)))  # fmt: skip
+    empty_mig = [str(g.index) for g in node.gpus if g.mig_mode_current and not g.gpu_instances]
+    if not rows and not empty_mig:
+        return None
+    t = _table("MIG devices", "GPU", "GI ID", "CI ID", "MIG Dev", "Profile", "Placement", "SM",
+               "Memory-Usage (GI, shared)", "MIG UUID", right=("GPU", "GI ID", "CI ID", "MIG Dev", "SM"))  # fmt: skip
+    for r in rows:
+        t.add_row(*r)
+    for idx in empty_mig:
+        t.add_row(idx, NA, NA, NA, Text("MIG enabled, no GPU instances", style="yellow"), "", "", "", "")
+    return t
+
+
+def mps_table(node: NodeSnapshot) -> Table | None:
+    gpus = [g for g in node.gpus if g.mps is not None]
+    if not gpus:
+        return None
+    t = _table("MPS", "GPU", "Daemon", "Server PID", "Pipe directory", "Client PID", "Threads",
+               "Memory", "User", "Command", right=("GPU", "Server PID", "Client PID", "Threads", "Memory"))  # fmt: skip
+    for g in gpus:
+        d = g.mps
+        assert d is not None
+        state = Text("up", style="green") if d.running else Text("down", style="red")
+        if not d.clients:
+            t.add_row(str(g.index), state, na(d.server_pid), na(d.pipe_directory), Text("no clients", "dim"),
+                      "", "", "", "")  # fmt: skip
+        for i, c in enumerate(d.clients):
+            head = (str(g.index), state, na(d.server_pid), na(d.pipe_directory)) if i == 0 else ("", "", "", "")
+            t.add_row(*head, str(c.pid), na(c.active_thread_percentage, "{}%"), na(c.memory_used_mib, "{}MiB"),
+                      na(c.user), na(c.command))  # fmt: skip
+        total_pct = [c.active_thread_percentage for c in d.clients]
+        if d.clients and all(p is not None for p in total_pct):
+            pct = sum(p for p in total_pct if p is not None)
+            style = "yellow" if pct > 100 else "dim"
+            t.add_row("", "", "", "", Text("total", "dim"), Text(f"{pct}%", style), "", "", "")
+    return t
+
+
+def process_table(node: NodeSnapshot) -> Table:
+    t = _table("Processes", "GPU", "GI", "CI", "PID", "Type", "User", "Process name", "GPU Memory",
+               right=("GPU", "GI", "CI", "PID", "GPU Memory"))  # fmt: skip
+    any_row = False
+    for g in node.gpus:
+        for p in g.processes:
+            any_row = True
+            t.add_row(str(g.index), na(p.gi_id), na(p.ci_id), str(p.pid), na(p.type), na(p.user),
+                      na(p.command), na(p.used_memory_mib, "{}MiB"))  # fmt: skip
+    if not any_row:
+        t.add_row("", "", "", "", "", "", Text("No running processes found", "dim"), "")
+    return t
+
+
+def node_view(node: NodeSnapshot) -> Iterator[RenderableType]:
+    head = Text.assemble(
+        (f"{node.name}", "bold cyan"),
+        f"   Driver Version: {node.driver_version or 'N/A'}   CUDA Version: {node.cuda_version or 'N/A'}",
+    )
+    yield head
+    yield gpu_table(node)
+    for extra in (mig_table(node), mps_table(node)):
+        if extra is not None:
+            yield extra
+    yield process_table(node)
+
+
+def snapshot_view(snap: ClusterSnapshot, nodes: Iterable[str] | None = None) -> Group:
+    """Everything `gputui snapshot` prints for one cluster snapshot."""
+    wanted = set(nodes) if nodes else None
+    parts: list[RenderableType] = [
+        Text.assemble((utc(snap.timestamp), "bold"), f"   {snap.source or ''}", style=""),
+    ]
+    for node in snap.nodes:
+        if wanted is None or node.name in wanted:
+            parts.append(Text(""))
+            parts.extend(node_view(node))
+    return Group(*parts)

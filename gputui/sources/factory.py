@@ -1,0 +1,70 @@
+"""Turn what the user typed (nothing, a file, 'nvml', 'demo') into a source, and say which it is."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from gputui.core.clock import Clock
+from gputui.core.errors import NvmlUnavailable, SourceError
+from gputui.resources import demo_recording
+from gputui.sources.base import MemoryFrames, Source
+from gputui.sources.recording.fileformat import MAGIC
+from gputui.sources.replay import ReplaySource
+
+SOURCE_HELP = "a recording (.gtrec), an nvidia-smi log (-q -x XML, -q text, --query-gpu CSV), 'nvml', or 'demo'"
+
+
+@dataclass
+class Opened:
+    source: Source
+    notice: str | None = None  # one line telling the user what they are looking at, when not obvious
+
+
+def open_source(arg: str | None, clock: Clock | None = None) -> Opened:
+    """The source for ``arg``; with no argument, live NVML if a driver answers, else the demo."""
+    if arg is None:
+        try:
+            return Opened(open_nvml())
+        except NvmlUnavailable as e:
+            demo = open_file(demo_recording(), clock, description="bundled demo recording (synthetic)")
+            return Opened(demo, f"{e}; showing the bundled demo recording instead")
+    low = arg.lower()
+    if low in ("nvml", "nvml:", "live"):
+        return Opened(open_nvml())
+    if low == "demo":
+        return Opened(open_file(demo_recording(), clock, description="bundled demo recording (synthetic)"))
+    if low.startswith("slurm:"):
+        raise SourceError(f"{arg}: the Slurm source is not built yet; use {SOURCE_HELP}")
+    return Opened(open_file(Path(arg), clock))
+
+
+def open_nvml() -> Source:
+    from gputui.sources.nvml import NvmlSource
+
+    return NvmlSource()
+
+
+def open_file(path: Path, clock: Clock | None = None, description: str | None = None) -> ReplaySource:
+    """A replay of a gputui recording or of an nvidia-smi log, told apart by their first bytes."""
+    name = str(path)
+    if not path.exists():
+        raise SourceError(f"{name}: no such file")
+    if path.is_dir():
+        raise SourceError(f"{name}: is a directory; expected {SOURCE_HELP}")
+    if not os.access(path, os.R_OK):
+        raise SourceError(f"{name}: permission denied")
+    with open(path, "rb") as f:
+        head = f.read(len(MAGIC))
+    if head == MAGIC:
+        from gputui.sources.recording import RecordingReader
+
+        store = RecordingReader(path)
+        return ReplaySource(store, description or f"recording {path.name}", clock)
+    from gputui.sources.nvsmi import load_nvsmi_log, sniff_nvsmi
+
+    if sniff_nvsmi(path) is None:
+        raise SourceError(f"{name}: not a gputui recording or nvidia-smi log (expected {SOURCE_HELP})")
+    log = load_nvsmi_log(path)
+    return ReplaySource(MemoryFrames(log.frames), description or f"nvidia-smi log {path.name} ({log.kind})", clock)

@@ -1,0 +1,106 @@
+"""Turning nvidia-smi value strings into model values, with every N/A spelling mapped to None."""
+
+from __future__ import annotations
+
+import calendar
+import re
+
+#: What nvidia-smi prints instead of a value (bare in -q / XML, in brackets in CSV).
+NA_VALUES = frozenset(
+    {
+        "n/a",
+        "not supported",
+        "requested functionality has been deprecated",
+        "unknown error",
+        "insufficient permissions",
+        "not available",
+        "gpu requires reset",
+        "gpu is lost",
+        "no permission",
+    }
+)
+
+_NUMBER = re.compile(r"\s*([-+]?\d+(?:\.\d+)?)")
+_MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_abbr) if m}
+_CSV_TIME = re.compile(r"(\d{4})/(\d{2})/(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?$")
+
+
+def is_na(raw: str) -> bool:
+    s = raw.strip()
+    if s.startswith("[") and s.endswith("]"):
+        s = s[1:-1].strip()
+    return not s or s.lower() in NA_VALUES
+
+
+def text(raw: str | None) -> str | None:
+    """A string value, or None where nvidia-smi printed N/A (or nothing)."""
+    if raw is None or is_na(raw):
+        return None
+    return raw.strip()
+
+
+def number(raw: str | None) -> float | None:
+    """The leading number of '81920 MiB', '67.03 W', '30 %'; None for N/A and anything not numeric."""
+    if raw is None:
+        return None
+    try:
+        return float(raw)
+    except ValueError:
+        pass
+    m = _NUMBER.match(raw)
+    return float(m.group(1)) if m else None
+
+
+def integer(raw: str | None) -> int | None:
+    if raw is None:
+        return None
+    try:
+        return int(raw)
+    except ValueError:
+        pass
+    n = number(raw)
+    return None if n is None else round(n)
+
+
+def enabled(raw: str | None) -> bool | None:
+    """'Enabled' -> True, 'Disabled' -> False, anything else (N/A) -> None."""
+    if raw is None:
+        return None
+    s = raw.strip().lower()
+    if s == "enabled":
+        return True
+    if s == "disabled":
+        return False
+    return None
+
+
+def smi_time(raw: str | None) -> float | None:
+    """Seconds since the epoch for nvidia-smi's 'Fri Aug  4 11:44:30 2023', read as UTC.
+
+    The logs carry no time zone; UTC is the only reading that needs no guess about the machine
+    that wrote them. Month names are matched by hand so that the process locale does not matter.
+    """
+    if raw is None:
+        return None
+    parts = raw.split()
+    if len(parts) != 5:
+        return None
+    _dow, mon, day, hms, year = parts
+    month = _MONTHS.get(mon.lower()[:3])
+    try:
+        h, mi, s = (int(x) for x in hms.split(":"))
+        return float(calendar.timegm((int(year), month or 0, int(day), h, mi, s, 0, 0, 0))) if month else None
+    except ValueError:
+        return None
+
+
+def csv_time(raw: str | None) -> float | None:
+    """Seconds since the epoch for a query-gpu timestamp '2026/07/14 09:00:27.792', read as UTC."""
+    if raw is None:
+        return None
+    m = _CSV_TIME.match(raw.strip())
+    if m is None:
+        return None
+    y, mo, d, h, mi, s, frac = m.groups()
+    whole = calendar.timegm((int(y), int(mo), int(d), int(h), int(mi), int(s), 0, 0, 0))
+    return whole + (int(frac) / 10 ** len(frac) if frac else 0.0)

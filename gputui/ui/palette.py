@@ -1,0 +1,94 @@
+"""Concrete colours for cell renderers, resolved once per theme from the app's CSS variables.
+
+Table cells are Rich Text built in Python, which cannot read ``$variables``; resolving them here
+keeps every colour decision in the theme, including for Textual's own themes (with fallbacks).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from rich.style import Style
+from textual.color import Color, ColorParseError
+
+# gputui variable -> Textual variable used when a theme (e.g. one of Textual's own) lacks it
+_FALLBACKS = {
+    "gauge-low": "success",
+    "gauge-mid": "warning",
+    "gauge-high": "error",
+    "gauge-empty": "panel",
+    "na": "foreground-darken-3",
+    "lost": "error",
+    "badge-mig": "accent",
+    "badge-mps": "primary",
+    "free": "success",
+}
+
+
+def _colour(variables: Mapping[str, str], name: str, background: Color) -> str:
+    raw = variables.get(name) or variables.get(_FALLBACKS.get(name, ""), "") or variables.get("foreground", "#FFFFFF")
+    try:
+        c = Color.parse(raw)
+    except ColorParseError:
+        return "#FFFFFF"
+    if c.a < 1.0:
+        c = background.blend(c.with_alpha(1.0), c.a)
+    return c.hex6
+
+
+@dataclass(frozen=True, slots=True)
+class Palette:
+    """Rich styles for every kind of cell gputui draws."""
+
+    gauge_low: Style
+    gauge_mid: Style
+    gauge_high: Style
+    gauge_empty: Style
+    na: Style
+    lost: Style
+    warn: Style
+    mig: Style
+    mps: Style
+    free: Style
+    text: Style
+    muted: Style
+    accent: Style
+
+    @classmethod
+    def from_variables(cls, variables: Mapping[str, str]) -> Palette:
+        try:
+            background = Color.parse(variables.get("background", "#000000"))
+        except ColorParseError:
+            background = Color(0, 0, 0)
+
+        def c(name: str) -> str:
+            return _colour(variables, name, background)
+
+        return cls(
+            gauge_low=Style(color=c("gauge-low")),
+            gauge_mid=Style(color=c("gauge-mid")),
+            gauge_high=Style(color=c("gauge-high")),
+            gauge_empty=Style(color=c("gauge-empty")),
+            na=Style(color=c("na"), italic=True),
+            lost=Style(color=c("lost"), bold=True),
+            warn=Style(color=c("warning"), bold=True),
+            mig=Style(color=c("badge-mig"), bold=True),
+            mps=Style(color=c("badge-mps"), bold=True),
+            free=Style(color=c("free")),
+            text=Style(color=c("foreground")),
+            muted=Style(color=c("na")),
+            accent=Style(color=c("accent"), bold=True),
+        )
+
+    def level(self, percent: float) -> Style:
+        """The gauge colour for a fill level; thresholds at 50 % and 85 %."""
+        if percent >= 85:
+            return self.gauge_high
+        if percent >= 50:
+            return self.gauge_mid
+        return self.gauge_low
+
+
+#: Used before an app (and so a theme) exists, e.g. in pure renderer tests.
+PLAIN = Palette.from_variables({})
