@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     from rich.console import Console
 
-    from gputui.render.smi_tables import snapshot_view
+    from gputui.render.smi_tables import print_snapshot
 
-    Console(highlight=False).print(snapshot_view(snap, args.node))
+    print_snapshot(Console(highlight=False), snap, args.node)
     return 0

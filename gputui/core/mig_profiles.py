@@ -68,10 +68,13 @@ class GpuModel:
 
 
 def normalise_profile_name(name: str) -> str:
-    """'MIG 3g.20gb', 'mig-3g.20gb', 'a100_3g.20gb' and '3G.20GB' all mean '3g.20gb'."""
+    """'MIG 3g.20gb', 'mig-3g.20gb', 'a100_3g.20gb' and '3G.20GB' all mean '3g.20gb'.
+
+    A compute-instance name such as '1c.3g.20gb' is kept whole: it is not a GPU-instance profile.
+    """
     n = name.strip().lower()
     n = re.sub(r"^mig[\s-]+", "", n)
-    m = re.search(r"(\d+g\.\d+gb(?:\+me)?)$", n)
+    m = re.search(r"(?:^|[_\s-])(\d+g\.\d+gb(?:\+me)?)$", n)
     return m.group(1) if m else n
 
 

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 
 from rich import box
-from rich.console import Group, RenderableType
+from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -42,11 +42,45 @@ def _power(gpu: GpuSnapshot) -> Text | str:
     return f"{draw} / {cap}"
 
 
+_FREE_TEXT = {"Command", "Process name", "MIG UUID"}
+
+
+class _SmiTable(Table):
+    """A table whose fixed columns keep their full width: only free text (commands) is cut short."""
+
+    def add_row(self, *cells: RenderableType | None, **kwargs: object) -> None:  # type: ignore[override]
+        out: list[RenderableType | None] = []
+        for col, cell in zip(self.columns, cells, strict=False):
+            if col.header in _FREE_TEXT and isinstance(cell, str):
+                cell = Text(cell, no_wrap=True, overflow="ellipsis")  # one line, cut with an ellipsis
+            elif isinstance(cell, str | Text):
+                width = cell.cell_len if isinstance(cell, Text) else len(cell)
+                col.min_width = max(col.min_width or 0, width)
+            out.append(cell)
+        super().add_row(*out, **kwargs)  # type: ignore[arg-type]
+
+    def fit(self, width: int) -> int:
+        """Share what the fixed columns leave of ``width`` among the free-text ones; returns the width to use.
+
+        Fixed columns never shrink: when they alone are wider than the terminal, the table is
+        printed wider than it (the terminal wraps) rather than losing whole columns.
+        """
+        free = [c for c in self.columns if c.header in _FREE_TEXT]
+        fixed = sum((c.min_width or 0) + 3 for c in self.columns if c not in free) + 1
+        share = max(10, (width - fixed) // len(free) - 3) if free else 0
+        for c in free:
+            c.min_width = c.max_width = share
+        return max(width, fixed + sum(share + 3 for _ in free))
+
+
 def _table(title: str, *columns: str, right: Iterable[str] = ()) -> Table:
-    t = Table(title=title, title_justify="left", box=box.SQUARE, header_style="bold", expand=False)
+    t = _SmiTable(title=title, title_justify="left", box=box.SQUARE, header_style="bold", expand=False)
     right_set = set(right)
     for c in columns:
-        t.add_column(c, justify="right" if c in right_set else "left", no_wrap=True)
+        if c in _FREE_TEXT:
+            t.add_column(c, no_wrap=True, overflow="ellipsis")
+        else:
+            t.add_column(c, justify="right" if c in right_set else "left", no_wrap=True, min_width=len(c))
     return t
 
 
@@ -163,3 +197,14 @@ def snapshot_view(snap: ClusterSnapshot, nodes: Iterable[str] | None = None) -> 
             parts.append(Text(""))
             parts.extend(node_view(node))
     return Group(*parts)
+
+
+def print_snapshot(console: Console, snap: ClusterSnapshot, nodes: Iterable[str] | None = None) -> None:
+    """Print the snapshot; tables too wide for the terminal overflow instead of losing columns."""
+    parts = snapshot_view(snap, nodes).renderables
+    width = max([console.width] + [p.fit(console.width) for p in parts if isinstance(p, _SmiTable)])
+    if width > console.width:
+        console = Console(file=console.file, width=width, highlight=False, force_terminal=console.is_terminal,
+                          color_system=console.color_system or None, no_color=console.no_color)  # fmt: skip
+    for part in parts:
+        console.print(part, crop=False)

@@ -40,7 +40,8 @@ def record_ok(kind: bytes, length: int, timestamp: float, crc: int, payload: byt
 
 
 def header_bytes(meta: dict) -> bytes:
-    full = {"format": FORMAT_NAME, "schema": SCHEMA_VERSION, **meta}
+    extra = {k: v for k, v in meta.items() if k not in ("format", "schema")}  # the format keys always win
+    full = {"format": FORMAT_NAME, "schema": SCHEMA_VERSION, **extra}
     return MAGIC + json.dumps(full, separators=(",", ":")).encode() + b"\n"
 
 

@@ -1,0 +1,101 @@
+"""`gputui plan [--source SRC | --synthetic SPEC] -- OPTIONS`: where a job would land on the cluster a source shows, or why it would wait."""
+
+from __future__ import annotations
+
+import argparse
+
+SYNTHETIC_HELP = "HOSTLIST:GPUS:MODEL[:mps|:mig=P+P...], e.g. 'node[01-04]:8:A100-40GB' (repeat for several groups)"
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("plan", help="explain where a job request would be placed")
+    p.add_argument("--source", help="a recording, an nvidia-smi log, 'nvml' or 'demo' (default: as the dashboard)")
+    p.add_argument("-r", "--request", default="", help="Slurm options as one word: -r='--gpus=8 -t 1:00:00'")
+    p.add_argument("--script", help="a batch script whose #SBATCH lines give the request (--request overrides)")
+    p.add_argument("--synthetic", action="append", default=[], metavar="SPEC", help=SYNTHETIC_HELP)
+    p.add_argument("--policy", default="best-fit", help="best-fit (default), spread or fragmentation")
+    p.add_argument("--dynamic-mig", action="store_true", help="create MIG instances in free slots (planning mode)")
+    p.add_argument("--ignore-foreign", action="store_true", help="do not treat processes found on GPUs as busy")
+    p.add_argument("options", nargs=argparse.REMAINDER, help="after --: Slurm options, as after srun/sbatch")
+    p.set_defaults(run=run)
+
+
+def _synthetic(specs: list[str]):  # type: ignore[no-untyped-def]
+    from gputui.core.errors import GputuiError
+    from gputui.core.scheduler.build import GpuSpec, NodeSpec, nodes_from_pattern
+
+    nodes: list[NodeSpec] = []
+    for spec in specs:
+        parts = spec.split(":")
+        if len(parts) < 3 or not parts[1].isdigit():
+            raise GputuiError(f"--synthetic: expected {SYNTHETIC_HELP}, got {spec!r}")
+        mps, mig = False, None
+        for extra in parts[3:]:
+            if extra == "mps":
+                mps = True
+            elif extra.startswith("mig="):
+                mig = tuple(p for p in extra[4:].split("+") if p)
+            elif extra == "mig":
+                mig = ()
+            else:
+                raise GputuiError(f"--synthetic: unknown flag {extra!r} in {spec!r}")
+        nodes += nodes_from_pattern(parts[0], [GpuSpec(model=parts[2], mps=mps, mig=mig)] * int(parts[1]))
+    return nodes
+
+
+def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from gputui.core.errors import GputuiError
+    from gputui.core.scheduler import SchedulerConfig, Scheduler, explain, parse_options, parse_script
+    from gputui.core.scheduler.build import state_from_snapshot, state_from_specs
+    from gputui.core.scheduler.hostlist import compress_hostlist
+
+    config = SchedulerConfig(mig_dynamic=args.dynamic_mig, foreign_busy=not args.ignore_foreign, policy=args.policy)
+    if args.synthetic:
+        try:
+            state = state_from_specs(_synthetic(args.synthetic), config)
+        except ValueError as e:
+            raise GputuiError(f"--synthetic: {e}") from None
+        now = 0.0
+    else:
+        from gputui.sources.factory import open_source
+
+        opened = open_source(args.source)
+        try:
+            snap = opened.source.poll()
+        finally:
+            opened.source.close()
+        state = state_from_snapshot(snap, config)
+        now = snap.timestamp
+    from gputui.core.scheduler.options import tokenize
+
+    words = tokenize(args.request.lstrip("=")) + [w for w in args.options if w != "--"]
+    if args.script:
+        request = parse_script(Path(args.script).read_text(errors="replace"), words)
+    else:
+        request = parse_options(words)
+    sched = Scheduler(state)
+    job = sched.submit(request, now)
+    decisions = sched.schedule(now)
+    if not decisions:
+        e = explain(sched, job.id, now)
+        print(f"would wait ({e.reason}): {e.text}")
+        return 1
+    d = decisions[0]
+    print(f"would start now on {compress_hostlist(d.allocation.node_names)} ({request.describe()})")
+    for ng in d.allocation.nodes:
+        for g in ng.gpus:
+            what = "whole GPU"
+            if g.mig is not None:
+                what = f"MIG {g.mig.profile} GI {g.mig.gi_id} at slot {g.mig.placement_start}"
+                what += " (to be created)" if g.mig.created else ""
+            elif g.mps_percent is not None:
+                what = f"MPS {g.mps_percent} %"
+            print(f"  {ng.node} GPU {g.index} {g.uuid or ''}  {what}")
+        env = d.env_for(ng.node)
+        for k in sorted(env):
+            print(f"    {k}={env[k]}")
+    for w in d.warnings:
+        print(f"  warning: {w}")
+    return 0

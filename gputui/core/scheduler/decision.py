@@ -1,0 +1,80 @@
+"""A start decision: the allocation, and the environment each node's part of the job must get."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gputui.core.scheduler.allocation import Allocation, GpuGrant, NodeGrant
+from gputui.core.scheduler.hostlist import compress_hostlist
+from gputui.core.scheduler.request import JobRequest
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """Job ``job_id`` starts at ``time`` on ``allocation``; ``environment`` is per node, in allocation order."""
+
+    job_id: int
+    time: float
+    allocation: Allocation
+    environment: tuple[tuple[str, tuple[tuple[str, str], ...]], ...]
+    backfilled: bool = False
+    warnings: tuple[str, ...] = ()
+
+    def env_for(self, node: str) -> dict[str, str]:
+        for name, env in self.environment:
+            if name == node:
+                return dict(env)
+        raise KeyError(node)
+
+
+def _device(node: NodeGrant, g: GpuGrant) -> list[str]:
+    if g.mig is not None:
+        out = []
+        for ci_id, mig_uuid in g.mig.cis or ((0, None),):
+            if mig_uuid:
+                out.append(mig_uuid)
+            elif g.uuid:  # an instance not created yet: the CUDA 11 "MIG-<GPU UUID>/<GI>/<CI>" form names it
+                out.append(f"MIG-{g.uuid}/{g.mig.gi_id}/{ci_id or 0}")
+            else:
+                out.append(str(g.index))
+        return out
+    return [g.uuid or str(g.index)]
+
+
+def node_environment(job_id: int, request: JobRequest, alloc: Allocation, node_pos: int) -> dict[str, str]:
+    """What one node's part of a job gets: the request's exports, CUDA's variables, Slurm-style job variables."""
+    ng = alloc.nodes[node_pos]
+    env = dict(request.environment)
+    devices: list[str] = []
+    for g in ng.gpus:
+        devices.extend(_device(ng, g))
+    indices = sorted({g.index for g in ng.gpus})
+    env["CUDA_VISIBLE_DEVICES"] = ",".join(devices)
+    env["GPU_DEVICE_ORDINAL"] = ",".join(str(i) for i in indices)
+    mps = [g.mps_percent for g in ng.gpus if g.mps_percent is not None]
+    if mps:
+        env["CUDA_MPS_ACTIVE_THREAD_PERCENTAGE"] = str(mps[0])
+        if ng.mps_pipe_directory:
+            env["CUDA_MPS_PIPE_DIRECTORY"] = ng.mps_pipe_directory
+    env["SLURM_JOB_ID"] = env["SLURM_JOBID"] = str(job_id)
+    if request.name:
+        env["SLURM_JOB_NAME"] = request.name
+    env["SLURM_JOB_NODELIST"] = compress_hostlist(alloc.node_names)
+    env["SLURM_JOB_NUM_NODES"] = env["SLURM_NNODES"] = str(len(alloc.nodes))
+    env["SLURM_NODEID"] = str(node_pos)
+    env["SLURMD_NODENAME"] = ng.node
+    env["SLURM_JOB_GPUS"] = env["SLURM_STEP_GPUS"] = ",".join(str(i) for i in indices)
+    env["SLURM_GPUS_ON_NODE"] = str(len(devices))
+    return env
+
+
+def make_decision(job_id: int, request: JobRequest, alloc: Allocation, now: float, backfilled: bool,
+                  warnings: tuple[str, ...] = ()) -> Decision:  # fmt: skip
+    env = tuple(
+        (ng.node, tuple(sorted(node_environment(job_id, request, alloc, i).items())))
+        for i, ng in enumerate(alloc.nodes)
+    )
+    notes = list(warnings)
+    if request.ignored:
+        notes.append("ignored (no effect on GPU placement): " + ", ".join(dict.fromkeys(request.ignored)))
+    return Decision(job_id, now, alloc, env, backfilled, tuple(notes))

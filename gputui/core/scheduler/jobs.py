@@ -1,0 +1,47 @@
+"""A job as the queue tracks it: its request, its state, and why it waits."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gputui.core.scheduler.allocation import Allocation
+from gputui.core.scheduler.placement import Ask
+from gputui.core.scheduler.request import JobRequest
+
+PENDING, RUNNING, COMPLETED, FAILED, CANCELLED = "PENDING", "RUNNING", "COMPLETED", "FAILED", "CANCELLED"
+ENDED = (COMPLETED, FAILED, CANCELLED)
+
+#: Slurm's words for why a job waits.
+REASONS = ("None", "Resources", "Priority", "Dependency", "DependencyNeverSatisfied", "ReqNodeNotAvail")
+
+
+@dataclass(slots=True, eq=False)
+class Job:
+    """One job in the queue; ``limit_s`` is its time limit in effect (None: unlimited)."""
+
+    id: int
+    request: JobRequest
+    ask: Ask
+    submit_time: float
+    seq: int
+    limit_s: int | None
+    state: str = PENDING
+    reason: str = "None"
+    start_time: float | None = None
+    end_time: float | None = None
+    allocation: Allocation | None = None
+    reservation: tuple[float, Allocation] | None = None  # when and where it will start at the latest (as head)
+    backfilled: bool = False
+    blocked_by: int | None = None  # for reason Priority: the head job whose reservation it would delay
+    failed_stamp: int = -1  # release stamp when it last did not fit; unchanged stamp: it still does not fit
+
+    @property
+    def sort_key(self) -> tuple[int, int]:
+        return (-self.request.effective_priority, self.seq)
+
+    @property
+    def expected_end(self) -> float | None:
+        """When the job ends at the latest, by its time limit (None: unknown)."""
+        if self.start_time is None or self.limit_s is None:
+            return None
+        return self.start_time + self.limit_s

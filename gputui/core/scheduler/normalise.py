@@ -1,0 +1,176 @@
+"""Raw options to one consistent :class:`JobRequest`, refusing contradictions with the option's name."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from gputui.core.scheduler.errors import RequestError
+from gputui.core.scheduler.gres import GpuItem
+from gputui.core.scheduler.request import JobRequest
+
+MPS_PERCENT_VAR = "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE"
+
+
+@dataclass
+class RawOptions:
+    """Options as read, before they are checked against each other."""
+
+    gpus: GpuItem | None = None
+    gpus_per_node: GpuItem | None = None
+    gres: list[GpuItem] | None = None
+    gpu_ids: tuple[int, ...] | None = None
+    nodes: int | None = None
+    exclusive: bool = False
+    nodelist: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    time_limit_s: int | None = None
+    mem_per_gpu_mib: int | None = None
+    name: str | None = None
+    priority: int = 0
+    nice: int = 0
+    dependencies: tuple[tuple[str, int], ...] = ()
+    environment: dict[str, str] = field(default_factory=dict)
+    ignored: list[str] = field(default_factory=list)
+    command: list[str] = field(default_factory=list)
+
+
+def _mps_env(raw: RawOptions) -> int | None:
+    v = raw.environment.get(MPS_PERCENT_VAR)
+    if v is None:
+        return None
+    if not re.fullmatch(r"\d{1,3}", v.strip()) or not 1 <= int(v) <= 100:
+        raise RequestError(f"{MPS_PERCENT_VAR}: {v!r} is not a percentage from 1 to 100")
+    return int(v)
+
+
+def _one_type(items: list[GpuItem]) -> str | None:
+    types = {it.gpu_type for it in items if it.gpu_type}
+    if len(types) > 1:
+        raise RequestError(f"--gres: GPU types {', '.join(sorted(types))} disagree; request one type")
+    return types.pop() if types else None
+
+
+def _mig(raw: RawOptions, gres_mig: list[GpuItem], whole: list[GpuItem], ids: bool, mps_env: int | None) -> dict:
+    if whole:
+        raise RequestError("--gres: whole GPUs and MIG instances cannot be requested together")
+    if ids:
+        raise RequestError("--gpu-ids: device indices cannot be combined with MIG instances")
+    if raw.exclusive:
+        raise RequestError("--exclusive: not supported with MIG instances (it takes whole nodes)")
+    if mps_env is not None:
+        raise RequestError(f"{MPS_PERCENT_VAR}: MPS on MIG instances is not supported")
+    sources = [s for s in (gres_mig, [raw.gpus] if raw.gpus else [], [raw.gpus_per_node] if raw.gpus_per_node else []) if s]
+    if len(sources) > 1:
+        raise RequestError("--gres: give MIG instances once (--gres, --gpus or --gpus-per-node)")
+    if raw.gpus is not None and (raw.nodes or 1) > 1:
+        raise RequestError("--gpus: a MIG total cannot span nodes; use --gres or --gpus-per-node with --nodes")
+    counts: dict[str, int] = {}
+    for it in sources[0]:
+        assert it.profile is not None
+        counts[it.profile] = counts.get(it.profile, 0) + it.count
+    return {"kind": "mig", "mig": tuple(counts.items()), "gpu_type": _one_type(sources[0]), "nodes": raw.nodes}
+
+
+def build_request(raw: RawOptions) -> JobRequest:
+    """Check the options against each other and fold them into a request."""
+    mps_env = _mps_env(raw)
+    items = raw.gres or []
+    gres_gpu = [i for i in items if i.what == "gpu"]
+    gres_ids = [i for i in items if i.what == "ids"]
+    gres_mig = [i for i in items if i.what == "mig"]
+    gres_mps = [i for i in items if i.what == "mps"]
+    flags = [x for x in (raw.gpus, raw.gpus_per_node) if x is not None]
+    whole = gres_gpu + [x for x in flags if x.what == "gpu"]
+    mig_given = gres_mig or any(x.what == "mig" for x in flags)
+    if len(gres_ids) > 1 or (gres_ids and raw.gpu_ids is not None):
+        raise RequestError("--gpu-ids: give device indices once")
+    ids = gres_ids[0].ids if gres_ids else raw.gpu_ids
+    if raw.nodelist and raw.exclude:
+        both = sorted(set(raw.nodelist) & set(raw.exclude))
+        if both:
+            raise RequestError(f"--exclude: {both[0]} is also in --nodelist")
+    if len(gres_gpu) > 1:
+        raise RequestError("--gres: several whole-GPU items; request one GPU type")
+
+    fields_: dict = {}
+    if gres_mps:
+        if len(gres_mps) > 1:
+            raise RequestError("--gres: mps given twice")
+        if whole or mig_given or ids:
+            raise RequestError("--gres: gpu and mps cannot be requested together")
+        pct = gres_mps[0].count
+        if pct > 100:
+            raise RequestError(f"--gres: mps:{pct} asks for more than 100 % of one GPU")
+        if mps_env is not None and mps_env != pct:
+            raise RequestError(f"{MPS_PERCENT_VAR}={mps_env} disagrees with --gres=mps:{pct}")
+        if raw.exclusive:
+            raise RequestError("--exclusive: not supported with MPS shares")
+        fields_ = {"kind": "mps", "mps_percent": pct, "gpus_per_node": 1, "nodes": raw.nodes}
+    elif mig_given:
+        fields_ = _mig(raw, gres_mig, whole, ids is not None, mps_env)
+    elif ids is not None:
+        if whole:
+            raise RequestError("--gpu-ids: device indices cannot be combined with a GPU count")
+        if len(raw.nodelist) != 1:
+            raise RequestError("--gpu-ids: device indices need exactly one node in --nodelist")
+        if (raw.nodes or 1) != 1:
+            raise RequestError("--nodes: device indices name GPUs of one node")
+        if raw.exclusive:
+            raise RequestError("--exclusive: not supported with device indices")
+        if mps_env is not None:
+            raise RequestError(f"{MPS_PERCENT_VAR}: MPS on explicit device indices is not supported")
+        fields_ = {"kind": "device", "gpu_ids": ids, "nodes": 1}
+    else:
+        gpu_type = _one_type(whole)
+        per_node = raw.gpus_per_node if raw.gpus_per_node is not None else (gres_gpu[0] if gres_gpu else None)
+        if raw.gpus_per_node is not None and gres_gpu and raw.gpus_per_node.count != gres_gpu[0].count:
+            raise RequestError("--gpus-per-node disagrees with --gres=gpu:N")
+        k = per_node.count if per_node else None
+        g = raw.gpus.count if raw.gpus else None
+        n = raw.nodes
+        if mps_env is not None:
+            if k is None and g is not None and (n or 1) == 1:
+                k = g
+            if k is None:
+                raise RequestError(f"{MPS_PERCENT_VAR}: an MPS share needs --gpus-per-node=K")
+            if raw.exclusive:
+                raise RequestError("--exclusive: not supported with MPS shares")
+            fields_ = {"kind": "mps", "mps_percent": mps_env, "gpus_per_node": k, "gpu_type": gpu_type, "nodes": n}
+        elif k is not None:
+            if g is not None:
+                if n is not None and g != k * n:
+                    raise RequestError(f"--gpus={g} does not equal --nodes={n} x --gpus-per-node={k}")
+                if g % k:
+                    raise RequestError(f"--gpus={g} is not a multiple of --gpus-per-node={k}")
+                n = g // k
+            fields_ = {"kind": "count", "gpus_per_node": k, "gpu_type": gpu_type, "nodes": n}
+        elif g is not None:
+            if n is not None and n > g:
+                raise RequestError(f"--nodes={n} cannot share --gpus={g} (each node needs at least one)")
+            fields_ = {"kind": "count", "gpus": g, "gpu_type": gpu_type, "nodes": n}
+        elif raw.exclusive:
+            fields_ = {"kind": "nodes", "nodes": n}
+        else:
+            raise RequestError("no GPUs requested: use --gpus, --gpus-per-node, --gres or --exclusive")
+        fields_["exclusive"] = raw.exclusive
+    kind = fields_["kind"]
+    need_nodes = fields_.get("nodes")
+    if raw.nodelist and need_nodes is not None and need_nodes < len(raw.nodelist):
+        raise RequestError(f"--nodes={need_nodes} is fewer than the {len(raw.nodelist)} nodes in --nodelist")
+    if need_nodes is None and (kind != "count" or fields_.get("gpus_per_node") is not None):
+        fields_["nodes"] = max(1, len(raw.nodelist))
+    return JobRequest(
+        **fields_,
+        nodelist=raw.nodelist,
+        exclude=raw.exclude,
+        time_limit_s=raw.time_limit_s,
+        mem_per_gpu_mib=raw.mem_per_gpu_mib,
+        name=raw.name,
+        priority=raw.priority,
+        nice=raw.nice,
+        dependencies=raw.dependencies,
+        environment=tuple(sorted(raw.environment.items())),
+        ignored=tuple(raw.ignored),
+        command=tuple(raw.command),
+    )

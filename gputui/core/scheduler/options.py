@@ -1,0 +1,199 @@
+"""Slurm option strings (as typed after ``srun`` / ``sbatch``) to :class:`JobRequest`.
+
+Only the options that matter to GPU placement are interpreted; a short list of harmless ones is accepted and
+recorded as ignored; anything else is refused with the option's name. Nothing is expanded or executed.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Sequence
+
+from gputui.core.scheduler.errors import RequestError
+from gputui.core.scheduler.gres import parse_gpu_ids, parse_gpu_spec, parse_gres
+from gputui.core.scheduler.hostlist import expand_hostlist
+from gputui.core.scheduler.normalise import RawOptions, build_request
+from gputui.core.scheduler.request import DEPENDENCY_TYPES, JobRequest
+from gputui.core.scheduler.timespec import parse_time_limit
+
+# canonical long name -> takes a value ("yes" / "no" / "optional")
+_LONG = {
+    "gpus": "yes", "gres": "yes", "gpus-per-node": "yes", "nodes": "yes", "exclusive": "optional",
+    "nodelist": "yes", "exclude": "yes", "time": "yes", "mem-per-gpu": "yes", "job-name": "yes",
+    "priority": "yes", "nice": "optional", "dependency": "yes", "gpu-ids": "yes", "export": "yes",
+}  # fmt: skip
+_SHORT = {"G": "gpus", "N": "nodes", "w": "nodelist", "x": "exclude", "t": "time", "J": "job-name"}
+# Options that do not change where GPUs come from; accepted so that ordinary batch scripts parse.
+_IGNORED_LONG = {
+    "output", "error", "chdir", "account", "partition", "qos", "comment", "mail-type", "mail-user",
+    "cpus-per-task", "ntasks", "ntasks-per-node", "mem", "cpus-per-gpu", "open-mode", "input",
+}  # fmt: skip
+_IGNORED_SHORT = {"o": "output", "e": "error", "D": "chdir", "A": "account", "p": "partition", "q": "qos",
+                  "c": "cpus-per-task", "n": "ntasks", "i": "input"}  # fmt: skip
+_IGNORED_FLAGS = {"requeue", "no-requeue", "hold", "verbose", "quiet", "wait", "parsable"}
+
+
+def tokenize(text: str) -> list[str]:
+    """Shell-like words without any expansion; an unbalanced quote is a request error."""
+    try:
+        return shlex.split(text, comments=False, posix=True)
+    except ValueError as e:
+        raise RequestError(f"cannot split options: {e}") from None
+
+
+def _mem_mib(text: str, option: str) -> int:
+    m = re.fullmatch(r"(\d+)([KMGT]?)B?", text.strip(), re.IGNORECASE)
+    if not m:
+        raise RequestError(f"{option}: cannot read size {text!r} (use e.g. 8G or 8000M)")
+    n, unit = int(m.group(1)), (m.group(2) or "M").upper()
+    mib = {"K": n // 1024, "M": n, "G": n * 1024, "T": n * 1024 * 1024}[unit]
+    if mib <= 0:
+        raise RequestError(f"{option}: size must be positive, not {text!r}")
+    return mib
+
+
+def _int(text: str, option: str, lo: int, hi: int) -> int:
+    if not re.fullmatch(r"[+-]?\d{1,12}", text.strip()):
+        raise RequestError(f"{option}: {text!r} is not a whole number")
+    v = int(text)
+    if not lo <= v <= hi:
+        raise RequestError(f"{option}: {v} is out of range {lo}..{hi}")
+    return v
+
+
+def _dependencies(text: str, option: str) -> tuple[tuple[str, int], ...]:
+    if "?" in text:
+        raise RequestError(f"{option}: '?' (any-of) dependencies are not supported")
+    out: list[tuple[str, int]] = []
+    for part in text.split(","):
+        kind, _, ids = part.strip().partition(":")
+        kind = kind.lower()
+        if kind not in DEPENDENCY_TYPES:
+            raise RequestError(f"{option}: unsupported dependency type {kind!r} (use {', '.join(DEPENDENCY_TYPES)})")
+        if not ids:
+            raise RequestError(f"{option}: {kind} needs a job id, as in {kind}:123")
+        for jid in ids.split(":"):
+            if not re.fullmatch(r"\d{1,18}", jid):
+                raise RequestError(f"{option}: bad job id {jid!r}")
+            out.append((kind, int(jid)))
+    return tuple(out)
+
+
+def _exports(text: str, option: str) -> list[tuple[str, str]]:
+    out = []
+    for part in text.split(","):
+        part = part.strip()
+        if part.upper() in ("ALL", "NONE", "NIL") or not part:
+            continue
+        name, eq, value = part.partition("=")
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            raise RequestError(f"{option}: bad variable name {name!r}")
+        if eq:
+            out.append((name, value))
+    return out
+
+
+def _apply(raw: RawOptions, name: str, value: str | None) -> None:
+    opt = f"--{name}"
+    if name == "gpus":
+        raw.gpus = parse_gpu_spec(value or "", opt)
+    elif name == "gpus-per-node":
+        raw.gpus_per_node = parse_gpu_spec(value or "", opt)
+    elif name == "gres":
+        raw.gres = parse_gres(value or "", opt)
+    elif name == "gpu-ids":
+        raw.gpu_ids = parse_gpu_ids(value or "", opt)
+    elif name == "nodes":
+        v = (value or "").strip()
+        if "-" in v:  # min-max: we allocate the minimum, as Slurm does when it can
+            v = v.split("-", 1)[0]
+        raw.nodes = _int(v, opt, 1, 1_000_000)
+    elif name == "exclusive":
+        if value is not None:
+            raise RequestError(f"{opt}: only plain --exclusive is supported, not --exclusive={value}")
+        raw.exclusive = True
+    elif name == "nodelist":
+        raw.nodelist = expand_hostlist(value or "", opt)
+    elif name == "exclude":
+        raw.exclude = expand_hostlist(value or "", opt)
+    elif name == "time":
+        raw.time_limit_s = parse_time_limit(value or "", opt)
+    elif name == "mem-per-gpu":
+        raw.mem_per_gpu_mib = _mem_mib(value or "", opt)
+    elif name == "job-name":
+        raw.name = value or ""
+    elif name == "priority":
+        raw.priority = _int(value or "", opt, 0, 2**32)
+    elif name == "nice":
+        raw.nice = 100 if value is None else _int(value, opt, -2147483645, 2147483645)
+    elif name == "dependency":
+        raw.dependencies = _dependencies(value or "", opt)
+    elif name == "export":
+        raw.environment.update(_exports(value or "", opt))
+
+
+def parse_tokens(tokens: Sequence[str], raw: RawOptions | None = None) -> RawOptions:
+    """Read option words into ``raw`` (later options override earlier ones, as in Slurm)."""
+    raw = raw if raw is not None else RawOptions()
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok == "--":
+            raw.command = list(tokens[i + 1 :])
+            break
+        if tok.startswith("--") and len(tok) > 2:
+            name, eq, value = tok[2:].partition("=")
+            if name in _IGNORED_FLAGS:
+                raw.ignored.append(tok)
+                i += 1
+                continue
+            if name in _IGNORED_LONG:
+                if not eq:
+                    if i + 1 >= len(tokens):
+                        raise RequestError(f"--{name} needs a value")
+                    i += 1
+                raw.ignored.append(f"--{name}")
+                i += 1
+                continue
+            takes = _LONG.get(name)
+            if takes is None:
+                raise RequestError(f"unsupported option --{name}")
+            if takes == "yes" and not eq:
+                if i + 1 >= len(tokens):
+                    raise RequestError(f"--{name} needs a value")
+                i += 1
+                value = tokens[i]
+            _apply(raw, name, value if (eq or takes == "yes") else None)
+        elif tok.startswith("-") and len(tok) > 1 and not re.fullmatch(r"-\d.*", tok):
+            letter, attached = tok[1], tok[2:]
+            if attached.startswith("="):
+                attached = attached[1:]
+            if letter in _IGNORED_SHORT:
+                if not attached:
+                    if i + 1 >= len(tokens):
+                        raise RequestError(f"-{letter} needs a value")
+                    i += 1
+                raw.ignored.append(f"--{_IGNORED_SHORT[letter]}")
+                i += 1
+                continue
+            name = _SHORT.get(letter)
+            if name is None:
+                raise RequestError(f"unsupported option -{letter}")
+            if not attached:
+                if i + 1 >= len(tokens):
+                    raise RequestError(f"-{letter} needs a value")
+                i += 1
+                attached = tokens[i]
+            _apply(raw, name, attached)
+        else:
+            raw.command = list(tokens[i:])  # the first word that is no option starts the command
+            break
+        i += 1
+    return raw
+
+
+def parse_options(text: str | Sequence[str]) -> JobRequest:
+    """A request from an option string (``"--gpus=8 -t 1:00:00 python train.py"``) or a list of words."""
+    tokens = tokenize(text) if isinstance(text, str) else list(text)
+    return build_request(parse_tokens(tokens))

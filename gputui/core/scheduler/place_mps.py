@@ -1,0 +1,43 @@
+"""MPS placement: a percentage share of K GPUs per node, only on GPUs whose MPS daemon runs and that no job holds whole."""
+
+from __future__ import annotations
+
+from gputui.core.scheduler.allocation import Allocation, GpuGrant, NodeGrant
+from gputui.core.scheduler.placement import Ask, gang
+from gputui.core.scheduler.policies.base import Policy
+from gputui.core.scheduler.state import ANY, MPS, ClusterState, GpuUnit, NodeState
+
+
+def mps_ready(state: ClusterState, g: GpuUnit, ask: Ask) -> bool:
+    """Whether ``g`` can take this share now: daemon up, not held whole, under the cap, client and memory limits."""
+    if MPS not in g.contrib or (ask.tag is not None and ask.tag not in g.tags):
+        return False
+    cfg, req = state.config, ask.request
+    pct = req.mps_percent or 0
+    if cfg.mps_percent_cap is not None and g.mps_pct + pct > cfg.mps_percent_cap:
+        return False
+    mem = req.mem_per_gpu_mib or 0
+    return not (cfg.mps_strict_memory and g.memory_mib is not None and g.mps_mem + mem > g.memory_mib)
+
+
+def place(state: ClusterState, ask: Ask, policy: Policy) -> Allocation | None:
+    req = ask.request
+    k, n = req.gpus_per_node or 1, req.nodes or 1
+    if state.totals.get(MPS, 0) < k * n:
+        return None
+    pct, mem = req.mps_percent or 0, req.mem_per_gpu_mib or 0
+    default_pipe = state.config.mps_pipe_directory
+
+    def plan(node: NodeState) -> tuple[NodeGrant, tuple] | None:
+        ready = [g for g in node.gpus if mps_ready(state, g, ask)]
+        if len(ready) < k:
+            return None
+        ready.sort(key=policy.mps_key, reverse=True)
+        chosen = sorted(ready[:k], key=lambda g: g.index)
+        grants = tuple(GpuGrant(g.index, g.uuid, mps_percent=pct, mps_memory_mib=mem) for g in chosen)
+        shared = sum(1 for g in chosen if g.mps_clients)
+        whole_after = node.counts.get(ANY, 0) - sum(1 for g in chosen if ANY in g.contrib)
+        pipe = next((g.mps_pipe for g in chosen if g.mps_pipe), default_pipe)
+        return NodeGrant(node.name, grants, mps_pipe_directory=pipe), policy.node_score(whole_after, (0, 0), shared)
+
+    return gang(state, ask, n, MPS, k, policy, plan)

@@ -1,0 +1,180 @@
+"""Whole-GPU placement: counts (per node or a total over nodes), explicit devices, and whole nodes."""
+
+from __future__ import annotations
+
+from gputui.core.scheduler.allocation import Allocation, GpuGrant, MigGrant, NodeGrant
+from gputui.core.scheduler.placement import Ask, bits, candidate_nodes, gang
+from gputui.core.scheduler.policies.base import Policy
+from gputui.core.scheduler.state import ANY, ClusterState, GpuUnit, NodeState
+
+
+def free_whole(node: NodeState, key: str, mem: int | None) -> list[GpuUnit]:
+    """GPUs of ``node`` free as a whole for index key ``key`` (and with at least ``mem`` MiB, if given)."""
+    return [
+        g for g in node.gpus
+        if key in g.contrib and (mem is None or g.memory_mib is None or g.memory_mib >= mem)
+    ]  # fmt: skip
+
+
+def _grants(gpus: list[GpuUnit]) -> tuple[GpuGrant, ...]:
+    return tuple(GpuGrant(g.index, g.uuid) for g in sorted(gpus, key=lambda g: g.index))
+
+
+def _pick(node: NodeState, key: str, k: int, mem: int | None, policy: Policy) -> tuple[GpuGrant, ...] | None:
+    free = free_whole(node, key, mem)
+    if len(free) < k:
+        return None
+    if len(free) > k:
+        free.sort(key=policy.whole_key, reverse=True)
+    return _grants(free[:k])
+
+
+def place_count(state: ClusterState, ask: Ask, policy: Policy) -> Allocation | None:
+    req = ask.request
+    key, mem = ask.key, req.mem_per_gpu_mib
+    if req.gpus_per_node is not None:
+        k, n = req.gpus_per_node, req.nodes or 1
+        if state.totals.get(key, 0) < k * n:
+            return None
+
+        def plan(node: NodeState) -> tuple[NodeGrant, tuple] | None:
+            got = _pick(node, key, k, mem, policy)
+            if got is None:
+                return None
+            return NodeGrant(node.name, got), policy.node_score(node.counts.get(ANY, 0) - k, (0, 0), 0)
+
+        return gang(state, ask, n, key, k, policy, plan)
+    total = req.gpus or 0
+    if state.totals.get(key, 0) < total:
+        return None
+    if req.nodes is None and not ask.required:
+        for node in candidate_nodes(state, ask, key, total, policy.ascending):  # one node if one will do
+            got = _pick(node, key, total, mem, policy)
+            if got is not None:
+                return Allocation((NodeGrant(node.name, got),))
+    return _span(state, ask, total, policy)
+
+
+def _span(state: ClusterState, ask: Ask, total: int, policy: Policy) -> Allocation | None:
+    """A total over several nodes: as few nodes as possible (or exactly --nodes), the last one best-fit."""
+    req, key, mem = ask.request, ask.key, ask.request.mem_per_gpu_mib
+    fixed = req.nodes
+    picks: list[tuple[NodeState, list[GpuUnit]]] = []
+    for node in ask.required:
+        free = free_whole(node, key, mem)
+        if not free:
+            return None
+        picks.append((node, free))
+    have = sum(len(f) for _, f in picks)
+    used = ask.required_mask
+    while (have < total and fixed is None) or (fixed is not None and len(picks) < fixed):
+        others = ask.allowed & ~used
+        rest = total - have
+        node = None
+        if fixed is None or len(picks) == fixed - 1:  # the last node: the tightest that completes the job
+            for m in state.nodes_with(key, rest, others, policy.ascending):
+                for i in bits(m):
+                    cand = state.nodes[i]
+                    if len(free_whole(cand, key, mem)) >= rest:
+                        node = cand
+                        break
+                if node is not None:
+                    break
+        if node is None:
+            for m in state.nodes_with(key, 1, others, False):
+                for i in bits(m):
+                    if free_whole(state.nodes[i], key, mem):
+                        node = state.nodes[i]
+                        break
+                if node is not None:
+                    break
+        if node is None:
+            return None
+        used |= node.bit
+        free = free_whole(node, key, mem)
+        picks.append((node, free))
+        have += len(free)
+    if have < total or len(picks) > total:
+        return None
+    # every node gets one GPU, then the rest are filled in order
+    shares = [1] * len(picks)
+    left = total - len(picks)
+    for i, (_, free) in enumerate(picks):
+        extra = min(left, len(free) - 1)
+        shares[i] += extra
+        left -= extra
+    out = []
+    for (node, free), k in zip(picks, shares, strict=True):
+        free.sort(key=policy.whole_key, reverse=True)
+        out.append((node.idx, NodeGrant(node.name, _grants(free[:k]))))
+    return Allocation(tuple(ng for _, ng in sorted(out, key=lambda t: t[0])))
+
+
+def place_device(state: ClusterState, ask: Ask) -> Allocation | None:
+    """Exactly the listed GPUs of the one named node, or nothing: devices are never substituted."""
+    if not ask.required:
+        return None
+    node = ask.required[0]
+    if not ask.allowed & node.bit:
+        return None
+    grants = []
+    for idx in ask.request.gpu_ids:
+        g = node.by_index.get(idx)
+        if g is None or ANY not in g.contrib:
+            return None
+        grants.append(g)
+    return Allocation((NodeGrant(node.name, _grants(grants)),))
+
+
+def node_grants_all(node: NodeState) -> tuple[GpuGrant, ...]:
+    """Every GPU of a node (each MIG instance on MIG GPUs), as an exclusive job holds them."""
+    out: list[GpuGrant] = []
+    for g in sorted(node.gpus, key=lambda g: g.index):
+        if g.mig:
+            for s in g.instances:
+                if s.gi_id is not None and s.name:
+                    out.append(GpuGrant(g.index, g.uuid, mig=MigGrant(s.gi_id, s.name, s.start, s.size, s.cis)))
+        else:
+            out.append(GpuGrant(g.index, g.uuid))
+    return tuple(out)
+
+
+def place_exclusive(state: ClusterState, ask: Ask, policy: Policy) -> Allocation | None:
+    """Whole idle nodes: ``--exclusive`` with a GPU count per node or in total, or with none."""
+    req, key = ask.request, ask.key
+    idle = state.idle_mask
+    if ask.required_mask & ~idle & state.all_mask:
+        return None
+    pool = ask.allowed & idle & ~ask.required_mask
+    chosen = list(ask.required)
+    per_node = req.gpus_per_node or (0 if req.kind == "nodes" else 1)
+    for n in chosen:
+        if n.counts.get(key, 0) < per_node:
+            return None
+    want_nodes = req.nodes
+    total = req.gpus
+    have = sum(n.counts.get(key, 0) for n in chosen)
+
+    def done() -> bool:
+        if want_nodes is not None and len(chosen) < want_nodes:
+            return False
+        return total is None or have >= total
+
+    if not done():
+        if per_node:
+            masks = [m & pool for m in state.nodes_with(key, per_node, pool, total is None and policy.ascending)]
+        else:
+            masks = [pool]
+        for m in masks:
+            for i in bits(m):
+                node = state.nodes[i]
+                chosen.append(node)
+                have += node.counts.get(key, 0)
+                if done():
+                    break
+            if done():
+                break
+    if not done() or (want_nodes is not None and len(chosen) != want_nodes):
+        return None
+    chosen.sort(key=lambda n: n.idx)
+    return Allocation(tuple(NodeGrant(n.name, node_grants_all(n), exclusive=True) for n in chosen))

@@ -1,0 +1,291 @@
+"""The job queue: priority then submit order, gang starts, EASY backfill, dependencies and reasons.
+
+Time is always passed in (``now``); the queue never reads a clock. Ending jobs is the runner's business: it
+calls :meth:`Scheduler.finish`, and :meth:`Scheduler.expired` lists jobs past their limit.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Collection
+
+from gputui.core.model import ClusterSnapshot
+from gputui.core.scheduler import ledger
+from gputui.core.scheduler.allocation import Allocation
+from gputui.core.scheduler.build import state_from_snapshot
+from gputui.core.scheduler.decision import Decision, make_decision
+from gputui.core.scheduler.errors import RequestError
+from gputui.core.scheduler.jobs import CANCELLED, COMPLETED, ENDED, FAILED, PENDING, RUNNING, Job
+from gputui.core.scheduler.finder import find_allocation
+from gputui.core.scheduler.placement import prepare
+from gputui.core.scheduler.policies import get_policy
+from gputui.core.scheduler.policies.base import Policy
+from gputui.core.scheduler.request import JobRequest
+from gputui.core.scheduler.reservation import reserve
+from gputui.core.scheduler.state import MPS, ClusterState
+from gputui.core.scheduler.timespec import UNLIMITED
+from gputui.core.scheduler.validate import StaticCapacity, check
+
+
+class Scheduler:
+    """Jobs on one :class:`ClusterState`: submit, schedule passes, finish / cancel."""
+
+    def __init__(self, state: ClusterState, policy: Policy | str | None = None, first_job_id: int = 1) -> None:
+        self.state = state
+        self.config = state.config
+        self.policy: Policy = get_policy(policy or self.config.policy) if not hasattr(policy, "ascending") else policy  # type: ignore[assignment]
+        self.jobs: dict[int, Job] = {}
+        self.pending: list[Job] = []  # sorted by Job.sort_key
+        self.running: dict[int, Job] = {}
+        self.next_id = first_job_id
+        self._seq = 0
+        self._capacity = StaticCapacity(state)
+        self.head: Job | None = None
+        self.on_node: dict[str, set[int]] = {}  # node -> running jobs there, to narrow reservations
+        self._res_key: tuple[int, float] | None = None  # (head id, when its reservation was computed)
+
+    # -- submitting -----------------------------------------------------------------------------
+    def submit(self, request: JobRequest, now: float, job_id: int | None = None) -> Job:
+        """Queue a job; raises :class:`RequestError` if it could never run on this cluster."""
+        check(self.state, self._capacity, request)
+        for _kind, dep in request.dependencies:
+            if dep not in self.jobs:
+                raise RequestError(f"--dependency: no job {dep}")
+        if job_id is None:
+            job_id = self.next_id
+        elif job_id in self.jobs:
+            raise RequestError(f"job id {job_id} is taken")
+        self.next_id = max(self.next_id, job_id + 1)
+        self._seq += 1
+        limit = request.time_limit_s
+        limit = self.config.default_time_s if limit is None else (None if limit == UNLIMITED else limit)
+        job = Job(job_id, request, prepare(self.state, request), now, self._seq, limit)
+        self.jobs[job_id] = job
+        bisect.insort(self.pending, job, key=lambda j: j.sort_key)
+        return job
+
+    # -- the scheduling pass --------------------------------------------------------------------
+    def _dependency(self, job: Job) -> str | None:
+        """None when met, else 'Dependency' (may still be met) or 'DependencyNeverSatisfied'."""
+        waiting = False
+        for kind, dep_id in job.request.dependencies:
+            dep = self.jobs[dep_id]
+            if kind == "after":
+                ok = dep.state != PENDING
+                never = False
+            elif kind == "afterany":
+                ok, never = dep.state in ENDED, False
+            elif kind == "afterok":
+                ok, never = dep.state == COMPLETED, dep.state in (FAILED, CANCELLED)
+            else:  # afternotok
+                ok, never = dep.state in (FAILED, CANCELLED), dep.state == COMPLETED
+            if never:
+                return "DependencyNeverSatisfied"
+            waiting = waiting or not ok
+        return "Dependency" if waiting else None
+
+    def _start(self, job: Job, alloc: Allocation, now: float, backfilled: bool) -> Decision:
+        ledger.apply(self.state, alloc, job.id)
+        job.state, job.start_time, job.allocation = RUNNING, now, alloc
+        job.reason, job.backfilled, job.blocked_by = "None", backfilled, None
+        self.running[job.id] = job
+        for name in alloc.node_names:
+            self.on_node.setdefault(name, set()).add(job.id)
+        return make_decision(job.id, job.request, alloc, now, backfilled, self._warnings(alloc))
+
+    def _warnings(self, alloc: Allocation) -> tuple[str, ...]:
+        out = []
+        for ng in alloc.nodes:
+            node = self.state.by_name[ng.node]
+            for gr in ng.gpus:
+                if gr.mps_percent is None:
+                    continue
+                g = node.by_index[gr.index]
+                if g.memory_mib is not None and g.mps_mem > g.memory_mib:
+                    out.append(
+                        f"{ng.node} GPU {g.index}: MPS jobs declare {g.mps_mem} MiB, the GPU has {g.memory_mib} MiB "
+                        "(MPS does not isolate memory)"
+                    )
+                if g.mps_pct > 100:
+                    out.append(f"{ng.node} GPU {g.index}: MPS shares sum to {g.mps_pct} %")
+        return tuple(out)
+
+    def _fail_reason(self, job: Job) -> str:
+        for node in job.ask.required:
+            if all(g.lost for g in node.gpus):
+                return "ReqNodeNotAvail"
+        if job.request.kind == "device":
+            node = job.ask.required[0]
+            if any(node.by_index[i].lost for i in job.request.gpu_ids):
+                return "ReqNodeNotAvail"
+        return "Resources"
+
+    def _stamp(self, job: Job) -> int:
+        """Releases that could matter to ``job``: on its own nodes when it may use no others, else anywhere."""
+        req = job.request
+        if job.ask.required and (req.kind == "device" or req.node_count == len(req.nodelist)):
+            return sum(n.releases for n in job.ask.required)
+        return self.state.releases
+
+    def _find(self, job: Job) -> Allocation | None:
+        stamp = self._stamp(job)
+        if job.failed_stamp == stamp:
+            return None  # nothing was freed where it could go since it last did not fit
+        alloc = find_allocation(self.state, job.ask, self.policy)
+        if alloc is None and job.reservation is not None and ledger.can_apply(self.state, job.reservation[1]):
+            alloc = job.reservation[1]
+        if alloc is None:
+            job.failed_stamp = stamp
+        return alloc
+
+    def schedule(self, now: float) -> list[Decision]:
+        """One pass: start every job that may start now, in priority order, with EASY backfill."""
+        decisions: list[Decision] = []
+        failed_shapes: set[tuple] = set()
+        head: Job | None = None
+        tried = 0
+        started: list[Job] = []
+        ahead_started = False  # a job started ahead of the head: its reservation must be recomputed
+        for job in self.pending:
+            dep = self._dependency(job)
+            if dep is not None:
+                job.reason = dep
+                continue
+            shape = job.request.shape
+            if head is None:
+                alloc = None if shape in failed_shapes else self._find(job)
+                if alloc is not None:
+                    decisions.append(self._start(job, alloc, now, False))
+                    started.append(job)
+                    ahead_started = True
+                    continue
+                failed_shapes.add(shape)
+                head = job
+                if job.reason in ("None", "Priority", "Dependency"):
+                    job.reason = self._fail_reason(job)
+                self._reserve(job, now, ahead_started)
+                if not self.config.backfill:
+                    break
+                continue
+            tried += 1
+            if tried > self.config.backfill_depth:
+                break  # Slurm's bf_max_job_test: the rest keep the reason of their last look
+            if shape in failed_shapes:
+                job.reason = "Resources"
+                continue
+            alloc = self._find(job)
+            if alloc is None:
+                failed_shapes.add(shape)
+                if job.reason in ("None", "Priority", "Dependency"):
+                    job.reason = self._fail_reason(job)
+                continue
+            ok = self._backfill_ok(job, alloc, head, now)
+            if not ok and head.reservation is not None:
+                alloc = self._avoiding(job, head.reservation[1])
+                ok = alloc is not None and self._backfill_ok(job, alloc, head, now)
+            if ok and alloc is not None:
+                decisions.append(self._start(job, alloc, now, True))
+                started.append(job)
+            else:
+                job.reason, job.blocked_by = "Priority", head.id
+        if head is not None and not self.config.backfill:
+            for job in self.pending:
+                if job is not head and job.state == PENDING and job.reason not in ("Dependency", "DependencyNeverSatisfied"):
+                    job.reason = "Priority"
+        if started:
+            gone = {j.id for j in started}
+            self.pending = [j for j in self.pending if j.id not in gone]
+        self.head = head
+        return decisions
+
+    def _reserve(self, head: Job, now: float, ahead_started: bool) -> None:
+        """Compute (or keep) the head's reservation; a kept one is still a valid promise, only maybe a late one."""
+        key = self._res_key
+        fresh = key is not None and key[0] == head.id and now - key[1] < self.config.reservation_refresh_s
+        if fresh and not ahead_started and head.reservation is not None:
+            return
+        running: list[Job] | object = self.running.values()
+        req = head.request
+        if req.kind == "device" or (req.nodelist and req.node_count == len(req.nodelist)):
+            ids: set[int] = set()
+            for name in req.nodelist:
+                ids |= self.on_node.get(name, set())
+            running = [self.running[i] for i in ids]
+        head.reservation = reserve(self.state, head, running, now, self.policy)  # type: ignore[arg-type]
+        self._res_key = (head.id, now)
+
+    def _backfill_ok(self, job: Job, alloc: Allocation, head: Job, now: float) -> bool:
+        """EASY: a later job may start now only if the head's reservation stays intact."""
+        res = head.reservation
+        if res is None:
+            return True  # nothing to protect: the head cannot start by any running job's limit
+        if job.limit_s is not None and now + job.limit_s <= res[0]:
+            return True
+        return not alloc.conflicts_with(res[1])
+
+    def _avoiding(self, job: Job, reserved: Allocation) -> Allocation | None:
+        """Try again without the reserved nodes, so a backfill candidate can go around the reservation."""
+        ask = job.ask
+        avoid = self.state.mask_of(reserved.node_names)
+        if ask.required_mask & avoid:
+            return None
+        from dataclasses import replace
+
+        return find_allocation(self.state, replace(ask, allowed=ask.allowed & ~avoid), self.policy)
+
+    # -- ending ---------------------------------------------------------------------------------
+    def finish(self, job_id: int, now: float, ok: bool = True) -> None:
+        """A running job ended (``ok`` False: it failed); its resources are free again."""
+        job = self.running.pop(job_id)
+        assert job.allocation is not None
+        ledger.release(self.state, job.allocation, job.id)
+        for name in job.allocation.node_names:
+            self.on_node[name].discard(job.id)
+        job.state = COMPLETED if ok else FAILED
+        job.end_time = now
+
+    def cancel(self, job_id: int, now: float) -> None:
+        job = self.jobs[job_id]
+        if job.state == RUNNING:
+            self.finish(job_id, now)
+        elif job.state == PENDING:
+            self.pending.remove(job)
+        job.state = CANCELLED
+        job.end_time = now
+
+    def expired(self, now: float) -> list[int]:
+        """Running jobs past their time limit, for a runner to stop."""
+        return [j.id for j in self.running.values() if (e := j.expected_end) is not None and e <= now]
+
+    # -- keeping up with the machines -----------------------------------------------------------
+    def refresh(self, snapshot: ClusterSnapshot, own_pids: Collection[tuple[str, int]] = ()) -> list[int]:
+        """Rebuild the state from a new snapshot and put running jobs back.
+
+        Returns the jobs whose resources vanished (a GPU lost, an instance destroyed); they are marked FAILED.
+        """
+        new = state_from_snapshot(snapshot, self.config, own_pids)
+        lost = []
+        for job in sorted(self.running.values(), key=lambda j: j.seq):
+            assert job.allocation is not None
+            if ledger.can_apply(new, job.allocation):
+                ledger.apply(new, job.allocation, job.id)
+            else:
+                lost.append(job.id)
+                job.state, job.end_time = FAILED, snapshot.timestamp
+                del self.running[job.id]
+                for name in job.allocation.node_names:
+                    self.on_node[name].discard(job.id)
+        self.state = new
+        self._capacity = StaticCapacity(new)
+        self._res_key = None
+        for job in self.jobs.values():
+            if job.state == PENDING:
+                job.ask = prepare(new, job.request)
+                job.reservation = None
+                job.failed_stamp = -1
+                job.reason = "None"
+        return lost
+
+    @property
+    def mps_ready_gpus(self) -> int:
+        return self.state.totals.get(MPS, 0)

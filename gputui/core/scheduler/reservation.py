@@ -1,0 +1,49 @@
+"""The head job's reservation for EASY backfill: when (and where) it starts at the latest if running jobs end
+by their time limits. Computed by releasing running jobs in end order on the live state, then putting them back."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from gputui.core.scheduler import ledger
+from gputui.core.scheduler.allocation import Allocation
+from gputui.core.scheduler.jobs import Job
+from gputui.core.scheduler.finder import find_allocation
+from gputui.core.scheduler.policies.base import Policy
+from gputui.core.scheduler.state import ClusterState
+
+
+def reserve(state: ClusterState, head: Job, running: Iterable[Job], now: float,
+            policy: Policy) -> tuple[float, Allocation] | None:  # fmt: skip
+    """(start time, allocation) for ``head``, or None if it can never start by the running jobs' limits.
+
+    ``running`` may be narrowed by the caller to the jobs on the only nodes the head can use.
+    """
+    ends = sorted(
+        ((end, j.seq, j) for j in running if (end := j.expected_end) is not None and j.allocation is not None),
+        key=lambda t: (t[0], t[1]),
+    )
+    previous = head.reservation[1] if head.reservation else None
+    released: list[Job] = []
+    result = None
+    i = 0
+    try:
+        while i < len(ends):
+            t = ends[i][0]
+            while i < len(ends) and ends[i][0] == t:
+                job = ends[i][2]
+                assert job.allocation is not None
+                ledger.release(state, job.allocation, job.id, count=False)
+                released.append(job)
+                i += 1
+            alloc = find_allocation(state, head.ask, policy)
+            if alloc is None and previous is not None and ledger.can_apply(state, previous):
+                alloc = previous  # the placer may be greedy; the old reservation still holds, so keep it
+            if alloc is not None:
+                result = (max(t, now), alloc)
+                break
+    finally:
+        for job in reversed(released):
+            assert job.allocation is not None
+            ledger.apply(state, job.allocation, job.id)
+    return result

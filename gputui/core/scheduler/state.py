@@ -1,0 +1,294 @@
+"""The scheduler's mutable view of the cluster, with indexes of free capacity kept current on every change.
+
+Per index key ("g:<type>" whole GPUs, "m:<profile>" MIG instances, "mps" MPS-ready GPUs) each node has a count,
+and ``buckets[key][c]`` is a bitmask of the nodes whose count is exactly ``c``: finding "a node with at least n
+free" is a few integer ANDs, whatever the cluster size.
+"""
+
+from __future__ import annotations
+
+from gputui.core.mig_profiles import GpuModel, MigProfile
+from gputui.core.scheduler.config import SchedulerConfig
+from gputui.core.scheduler.mig import placeable
+
+ANY = "g:*"
+MPS = "mps"
+
+
+class MigSlot:
+    """One GPU instance: its profile, memory-slot mask, compute instances, and who holds it."""
+
+    __slots__ = ("gi_id", "name", "profile", "start", "size", "mask", "compute", "cis", "holder", "busy", "created")
+
+    def __init__(self, gi_id: int | None, name: str | None, profile: MigProfile | None, start: int | None,
+                 size: int | None, cis: tuple[tuple[int | None, str | None], ...] = (), busy: bool = False,
+                 created: bool = False) -> None:  # fmt: skip
+        self.gi_id = gi_id
+        self.name = name
+        self.profile = profile
+        self.start = start
+        self.size = size
+        self.mask = ((1 << size) - 1) << start if start is not None and size is not None else 0
+        self.compute = profile.compute_slices if profile else 0
+        self.cis = cis
+        self.holder: int | None = None
+        self.busy = busy
+        self.created = created
+
+
+class GpuUnit:
+    """One GPU: whole, MIG-partitioned, or shared through MPS."""
+
+    __slots__ = (
+        "node", "index", "uuid", "name", "model", "memory_mib", "tags", "mig", "instances", "dyn_ok",
+        "holder", "busy", "lost", "mps_on", "mps_pipe", "mps_jobs", "mps_pct", "mps_mem", "mps_clients",
+        "foreign_clients", "contrib", "pristine",
+    )  # fmt: skip
+
+    def __init__(self, node: NodeState, index: int, uuid: str | None, name: str | None, model: GpuModel | None,
+                 memory_mib: int | None, tags: tuple[str, ...]) -> None:  # fmt: skip
+        self.node = node
+        self.index = index
+        self.uuid = uuid
+        self.name = name
+        self.model = model
+        self.memory_mib = memory_mib
+        self.tags = tags
+        self.mig = False
+        self.instances: list[MigSlot] = []
+        self.dyn_ok = False  # every instance's placement is known, so new ones can be created safely
+        self.holder: int | None = None
+        self.busy = False  # foreign load on the GPU as a whole
+        self.lost = False
+        self.mps_on = False
+        self.mps_pipe: str | None = None
+        self.mps_jobs: dict[int, tuple[int, int]] = {}  # job -> (percent, declared MiB)
+        self.mps_pct = 0
+        self.mps_mem = 0
+        self.mps_clients = 0
+        self.foreign_clients = 0
+        self.contrib: dict[str, int] = {}
+        self.pristine = True
+
+    @property
+    def used_mask(self) -> int:
+        m = 0
+        for s in self.instances:
+            m |= s.mask
+        return m
+
+    @property
+    def compute_used(self) -> int:
+        return sum(s.compute for s in self.instances)
+
+    def profile_count(self, name: str) -> int:
+        return sum(1 for s in self.instances if s.name == name)
+
+
+class NodeState:
+    """One node: its GPUs, its counts per index key, and whether a job holds it exclusively."""
+
+    __slots__ = ("name", "idx", "bit", "gpus", "by_index", "counts", "exclusive", "unpristine", "releases")
+
+    def __init__(self, name: str, idx: int) -> None:
+        self.name = name
+        self.idx = idx
+        self.bit = 1 << idx
+        self.gpus: list[GpuUnit] = []
+        self.by_index: dict[int, GpuUnit] = {}
+        self.counts: dict[str, int] = {}
+        self.exclusive: int | None = None
+        self.unpristine = 0
+        self.releases = 0  # bumped when something here is freed: a job that did not fit here may fit now
+
+
+class ClusterState:
+    """Nodes, GPUs and the free-capacity indexes; allocation and release live in :mod:`ledger`."""
+
+    def __init__(self, config: SchedulerConfig | None = None) -> None:
+        self.config = config or SchedulerConfig()
+        self.nodes: list[NodeState] = []
+        self.by_name: dict[str, NodeState] = {}
+        self.buckets: dict[str, list[int]] = {}
+        self.totals: dict[str, int] = {}
+        self.idle_mask = 0
+        self.all_mask = 0
+        self.releases = 0  # bumped on every release, so cached "does not fit" answers can expire
+        self.known_tags: set[str] = set()
+        self.known_profiles: set[str] = set()
+        self.mps_gpus = 0
+
+    # -- building -------------------------------------------------------------------------------
+    def add_node(self, name: str) -> NodeState:
+        if name in self.by_name:
+            raise ValueError(f"node {name} twice")
+        node = NodeState(name, len(self.nodes))
+        self.nodes.append(node)
+        self.by_name[name] = node
+        self.all_mask |= node.bit
+        return node
+
+    def add_gpu(self, node: NodeState, gpu: GpuUnit) -> None:
+        node.gpus.append(gpu)
+        node.by_index[gpu.index] = gpu
+        if not gpu.lost:
+            self.known_tags.update(gpu.tags)
+            if gpu.mps_on and not gpu.mig:
+                self.mps_gpus += 1
+            if gpu.mig:
+                self.known_profiles.update(s.name for s in gpu.instances if s.name)
+                if self.config.mig_dynamic and gpu.dyn_ok and gpu.model:
+                    self.known_profiles.update(p.name for p in gpu.model.profiles)
+        gpu.contrib = {}
+        gpu.pristine = True
+        self.touch(gpu)
+        self._refresh_idle(node)
+
+    # -- the indexes ----------------------------------------------------------------------------
+    def contribution(self, g: GpuUnit) -> dict[str, int]:
+        """What one GPU adds to its node's counts, from its current state."""
+        if g.lost or g.busy or g.node.exclusive is not None:
+            return {}
+        cfg = self.config
+        if not g.mig:
+            if g.holder is not None:
+                return {}
+            out: dict[str, int] = {}
+            if not g.mps_jobs and not g.foreign_clients:
+                for t in g.tags:
+                    out["g:" + t] = 1
+            if g.mps_on and g.mps_clients < cfg.mps_max_clients:
+                out[MPS] = 1
+            return out
+        out = {}
+        for s in g.instances:
+            if s.holder is None and not s.busy and s.name:
+                k = "m:" + s.name
+                out[k] = out.get(k, 0) + 1
+        if cfg.mig_dynamic and g.dyn_ok and g.model is not None:
+            used, compute = g.used_mask, g.compute_used
+            for p in g.model.profiles:
+                n = placeable(g.model, p, used, compute, g.profile_count(p.name))
+                if n:
+                    k = "m:" + p.name
+                    out[k] = out.get(k, 0) + n
+        return out
+
+    @staticmethod
+    def is_pristine(g: GpuUnit) -> bool:
+        if g.lost or g.busy or g.holder is not None or g.mps_jobs or g.foreign_clients:
+            return False
+        return all(s.holder is None and not s.busy and not s.created for s in g.instances)
+
+    def _add(self, node: NodeState, key: str, delta: int) -> None:
+        old = node.counts.get(key, 0)
+        new = old + delta
+        b = self.buckets.get(key)
+        if b is None:
+            b = self.buckets[key] = [0]
+        if old:
+            b[old] ^= node.bit
+        if new:
+            while len(b) <= new:
+                b.append(0)
+            b[new] |= node.bit
+            node.counts[key] = new
+        else:
+            node.counts.pop(key, None)
+        self.totals[key] = self.totals.get(key, 0) + delta
+
+    def touch(self, g: GpuUnit) -> None:
+        """Bring the indexes up to date after ``g`` changed."""
+        new = self.contribution(g)
+        old = g.contrib
+        if new != old:
+            node = g.node
+            for k, v in old.items():
+                d = new.get(k, 0) - v
+                if d:
+                    self._add(node, k, d)
+            for k, v in new.items():
+                if k not in old:
+                    self._add(node, k, v)
+            g.contrib = new
+        p = self.is_pristine(g)
+        if p != g.pristine:
+            g.pristine = p
+            g.node.unpristine += -1 if p else 1
+            self._refresh_idle(g.node)
+
+    def _refresh_idle(self, node: NodeState) -> None:
+        idle = node.unpristine == 0 and node.exclusive is None and bool(node.gpus)
+        if idle:
+            self.idle_mask |= node.bit
+        elif self.idle_mask & node.bit:
+            self.idle_mask ^= node.bit
+
+    # -- queries --------------------------------------------------------------------------------
+    def count(self, node: NodeState, key: str) -> int:
+        return node.counts.get(key, 0)
+
+    def top(self, key: str) -> int:
+        """The largest count any node has for ``key`` (0 when none)."""
+        b = self.buckets.get(key)
+        if not b:
+            return 0
+        for c in range(len(b) - 1, 0, -1):
+            if b[c]:
+                return c
+        return 0
+
+    def nodes_with(self, key: str, at_least: int, allowed: int, ascending: bool = True) -> list[int]:
+        """Bitmasks of nodes with at least ``at_least`` of ``key``, one per count, in policy order."""
+        b = self.buckets.get(key)
+        if not b:
+            return []
+        rng = range(max(1, at_least), len(b)) if ascending else range(len(b) - 1, max(1, at_least) - 1, -1)
+        return [m for c in rng if (m := b[c] & allowed)]
+
+    def mask_of(self, names: tuple[str, ...] | list[str]) -> int:
+        m = 0
+        for n in names:
+            node = self.by_name.get(n)
+            if node is not None:
+                m |= node.bit
+        return m
+
+    # -- checks for tests and audits --------------------------------------------------------------
+    def fingerprint(self) -> tuple:
+        """Everything that decides future placements, as plain data: equal fingerprints place alike."""
+        gpus = tuple(
+            (n.name, g.index, g.holder, g.busy, tuple(sorted(g.mps_jobs.items())), g.mps_pct, g.mps_mem,
+             g.mps_clients, tuple((s.gi_id, s.name, s.mask, s.holder, s.busy, s.created) for s in g.instances))
+            for n in self.nodes for g in n.gpus
+        )  # fmt: skip
+        buckets = tuple(sorted((k, tuple(v).__repr__()) for k, v in self.buckets.items() if any(v)))
+        totals = tuple(sorted((k, v) for k, v in self.totals.items() if v))
+        excl = tuple(n.exclusive for n in self.nodes)
+        return gpus, buckets, totals, self.idle_mask, excl
+
+    def audit(self) -> None:
+        """Recompute every index from scratch and raise AssertionError where the kept ones differ."""
+        counts: dict[str, dict[int, int]] = {}
+        idle = 0
+        for n in self.nodes:
+            unpristine = 0
+            for g in n.gpus:
+                c = self.contribution(g)
+                assert c == g.contrib, f"{n.name} GPU {g.index}: contribution {g.contrib} != {c}"
+                for k, v in c.items():
+                    counts.setdefault(k, {})[n.idx] = counts.setdefault(k, {}).get(n.idx, 0) + v
+                unpristine += not self.is_pristine(g)
+            assert unpristine == n.unpristine, f"{n.name}: unpristine {n.unpristine} != {unpristine}"
+            if unpristine == 0 and n.exclusive is None and n.gpus:
+                idle |= n.bit
+        assert idle == self.idle_mask, "idle mask out of date"
+        for k, b in self.buckets.items():
+            per = counts.get(k, {})
+            for c in range(1, len(b)):
+                want = 0
+                for idx, v in per.items():
+                    if v == c:
+                        want |= 1 << idx
+                assert b[c] == want, f"bucket {k}[{c}] out of date"
+            assert self.totals.get(k, 0) == sum(per.values()), f"total {k} out of date"
