@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import struct
+from collections.abc import Iterator
 from typing import Any
 
 # Value tags (low 3 bits of each op's head varint).
@@ -90,10 +91,19 @@ class PathTable:
     def __init__(self) -> None:
         self.ids: dict[str, int] = {}
         self.paths: list[str] = []
+        self.steps: list[tuple[str | int, ...]] = []  # each path split, list indices as ints
 
     def reset(self) -> None:
         self.ids.clear()
         self.paths.clear()
+        self.steps.clear()
+
+    def add(self, path: str) -> int:
+        pid = len(self.paths)
+        self.ids[path] = pid
+        self.paths.append(path)
+        self.steps.append(tuple(int(p) if p.isdigit() else p for p in path.split(_SEP)) if path else ())
+        return pid
 
 
 def encode(changes: list[tuple[str, Any]], table: PathTable) -> bytes:
@@ -101,10 +111,8 @@ def encode(changes: list[tuple[str, Any]], table: PathTable) -> bytes:
     for path, value in changes:
         pid = table.ids.get(path)
         new_path = pid is None
-        if new_path:
-            pid = len(table.paths)
-            table.ids[path] = pid
-            table.paths.append(path)
+        if pid is None:
+            pid = table.add(path)
         if value is None:
             tag = _NONE
         elif value is True:
@@ -139,35 +147,36 @@ def encode(changes: list[tuple[str, Any]], table: PathTable) -> bytes:
     return bytes(buf)
 
 
-def decode(data: bytes | memoryview, table: PathTable) -> list[tuple[str, Any]]:
-    out: list[tuple[str, Any]] = []
+def _values(data: bytes | memoryview, table: PathTable) -> Iterator[tuple[int, Any]]:
+    """(path id, value) for each op of an encoded delta, growing ``table`` with new paths."""
     pos, end = 0, len(data)
     while pos < end:
-        head, pos = _get_varint(data, pos)
-        tag, new_path, pid = head & 7, (head >> 3) & 1, head >> 4
-        if new_path:
+        head = data[pos]
+        pos += 1
+        if head >= 0x80:
+            head, pos = _get_varint(data, pos - 1)
+        tag, pid = head & 7, head >> 4
+        if head & 8:
             n, pos = _get_varint(data, pos)
-            path = bytes(data[pos : pos + n]).decode()
-            pos += n
             if pid != len(table.paths):
                 raise ValueError("path table out of step")
-            table.paths.append(path)
-            table.ids[path] = pid
-        else:
-            path = table.paths[pid]
+            table.add(bytes(data[pos : pos + n]).decode())
+            pos += n
         value: Any
-        if tag == _NONE:
+        if tag == _INT or tag == _FLOAT2:
+            z = data[pos]
+            pos += 1
+            if z >= 0x80:
+                z, pos = _get_varint(data, pos - 1)
+            value = (z >> 1) if not z & 1 else -((z + 1) >> 1)
+            if tag == _FLOAT2:
+                value /= 100
+        elif tag == _NONE:
             value = None
         elif tag == _TRUE:
             value = True
         elif tag == _FALSE:
             value = False
-        elif tag == _INT:
-            z, pos = _get_varint(data, pos)
-            value = _unzigzag(z)
-        elif tag == _FLOAT2:
-            z, pos = _get_varint(data, pos)
-            value = _unzigzag(z) / 100
         elif tag == _FLOAT8:
             (value,) = struct.unpack_from("<d", data, pos)
             pos += 8
@@ -176,5 +185,24 @@ def decode(data: bytes | memoryview, table: PathTable) -> list[tuple[str, Any]]:
             raw = bytes(data[pos : pos + n]).decode()
             pos += n
             value = raw if tag == _STR else json.loads(raw)
-        out.append((path, value))
-    return out
+        yield pid, value
+
+
+def decode(data: bytes | memoryview, table: PathTable) -> list[tuple[str, Any]]:
+    """The (path, value) changes of an encoded delta."""
+    return [(table.paths[pid], value) for pid, value in _values(data, table)]
+
+
+def apply_encoded(state: Any, data: bytes | memoryview, table: PathTable) -> Any:
+    """Decode and apply in one pass (the hot path of seeking); returns the root."""
+    steps = table.steps
+    for pid, value in _values(data, table):
+        path = steps[pid]
+        if not path:
+            state = value
+            continue
+        node = state
+        for p in path[:-1]:
+            node = node[p]
+        node[path[-1]] = value
+    return state

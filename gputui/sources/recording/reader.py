@@ -136,7 +136,7 @@ class RecordingReader:
             at = 0
         try:
             for n in range(at + 1, j + 1):
-                state = delta.apply(state, delta.decode(seg.payloads[n], table))
+                state = delta.apply_encoded(state, seg.payloads[n], table)
         except (ValueError, KeyError, IndexError, TypeError) as e:
             raise RecordingError(f"{self.path}: frame {i} cannot be decoded: {e}") from None
         self._cursor = (k, j, state, table)
