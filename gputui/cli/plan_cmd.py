@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from gputui.core.errors import GputuiError
-    from gputui.core.scheduler import SchedulerConfig, Scheduler, explain, parse_options, parse_script
+    from gputui.core.scheduler import Scheduler, SchedulerConfig, explain, parse_options, parse_script
     from gputui.core.scheduler.build import state_from_snapshot, state_from_specs
     from gputui.core.scheduler.hostlist import compress_hostlist
 

@@ -11,19 +11,27 @@ from gputui.core.scheduler.request import JobRequest
 
 @dataclass(frozen=True, slots=True)
 class Decision:
-    """Job ``job_id`` starts at ``time`` on ``allocation``; ``environment`` is per node, in allocation order."""
+    """Job ``job_id`` starts at ``time`` on ``allocation``, with the environment :meth:`environment` gives.
+
+    The environment is built when asked for: it follows from the allocation and the request alone.
+    """
 
     job_id: int
     time: float
     allocation: Allocation
-    environment: tuple[tuple[str, tuple[tuple[str, str], ...]], ...]
+    request: JobRequest
     backfilled: bool = False
     warnings: tuple[str, ...] = ()
 
+    def environment(self) -> dict[str, dict[str, str]]:
+        """Per node (in allocation order): the variables that node's part of the job must get."""
+        return {ng.node: node_environment(self.job_id, self.request, self.allocation, i)
+                for i, ng in enumerate(self.allocation.nodes)}  # fmt: skip
+
     def env_for(self, node: str) -> dict[str, str]:
-        for name, env in self.environment:
-            if name == node:
-                return dict(env)
+        for i, ng in enumerate(self.allocation.nodes):
+            if ng.node == node:
+                return node_environment(self.job_id, self.request, self.allocation, i)
         raise KeyError(node)
 
 
@@ -70,11 +78,7 @@ def node_environment(job_id: int, request: JobRequest, alloc: Allocation, node_p
 
 def make_decision(job_id: int, request: JobRequest, alloc: Allocation, now: float, backfilled: bool,
                   warnings: tuple[str, ...] = ()) -> Decision:  # fmt: skip
-    env = tuple(
-        (ng.node, tuple(sorted(node_environment(job_id, request, alloc, i).items())))
-        for i, ng in enumerate(alloc.nodes)
-    )
     notes = list(warnings)
     if request.ignored:
         notes.append("ignored (no effect on GPU placement): " + ", ".join(dict.fromkeys(request.ignored)))
-    return Decision(job_id, now, alloc, env, backfilled, tuple(notes))
+    return Decision(job_id, now, alloc, request, backfilled, tuple(notes))

@@ -33,7 +33,11 @@ class Job:
     reservation: tuple[float, Allocation] | None = None  # when and where it will start at the latest (as head)
     backfilled: bool = False
     blocked_by: int | None = None  # for reason Priority: the head job whose reservation it would delay
-    failed_stamp: int = -1  # release stamp when it last did not fit; unchanged stamp: it still does not fit
+    shape: tuple = ()  # request.shape, kept: the pass compares it for every pending job
+    failed_stamp: int = -1
+    blocked_on: tuple | None = (
+        None  # (release stamp, head reservation) when backfill last refused it  # release stamp when it last did not fit; unchanged stamp: it still does not fit
+    )
 
     @property
     def sort_key(self) -> tuple[int, int]:

@@ -60,7 +60,9 @@ def _mig(raw: RawOptions, gres_mig: list[GpuItem], whole: list[GpuItem], ids: bo
         raise RequestError("--exclusive: not supported with MIG instances (it takes whole nodes)")
     if mps_env is not None:
         raise RequestError(f"{MPS_PERCENT_VAR}: MPS on MIG instances is not supported")
-    sources = [s for s in (gres_mig, [raw.gpus] if raw.gpus else [], [raw.gpus_per_node] if raw.gpus_per_node else []) if s]
+    sources = [
+        s for s in (gres_mig, [raw.gpus] if raw.gpus else [], [raw.gpus_per_node] if raw.gpus_per_node else []) if s
+    ]
     if len(sources) > 1:
         raise RequestError("--gres: give MIG instances once (--gres, --gpus or --gpus-per-node)")
     if raw.gpus is not None and (raw.nodes or 1) > 1:

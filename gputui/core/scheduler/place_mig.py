@@ -18,7 +18,7 @@ def _size(profile: str) -> int:
 class _Draft:
     """Per-GPU bookkeeping while one node's plan is built, so that one plan never double-books."""
 
-    __slots__ = ("used", "compute", "counts", "taken", "gi_ids")
+    __slots__ = ("used", "compute", "counts", "gi_ids")
 
     def __init__(self, g: GpuUnit) -> None:
         self.used = g.used_mask
@@ -27,13 +27,12 @@ class _Draft:
         for s in g.instances:
             if s.name:
                 self.counts[s.name] = self.counts.get(s.name, 0) + 1
-        self.taken: set[int] = set()
         self.gi_ids = {s.gi_id for s in g.instances}
 
 
-def _existing(g: GpuUnit, draft: _Draft, profile: str) -> MigSlot | None:
+def _existing(g: GpuUnit, taken: set[int], profile: str) -> MigSlot | None:
     for s in g.instances:
-        if s.name == profile and s.holder is None and not s.busy and id(s) not in draft.taken:
+        if s.name == profile and s.holder is None and not s.busy and id(s) not in taken:
             return s
     return None
 
@@ -45,7 +44,8 @@ def plan_node(state: ClusterState, node: NodeState, ask: Ask, policy: Policy) ->
     gpus = [g for g in node.gpus if g.mig and not g.busy and not g.lost and (tag is None or tag in g.tags)]
     if not gpus:
         return None
-    drafts = {g.index: _Draft(g) for g in gpus}
+    drafts = {g.index: _Draft(g) for g in gpus} if dynamic else {}
+    taken: set[int] = set()
     grants: list[GpuGrant] = []
     demands = sorted(ask.request.mig, key=lambda pc: -_size(pc[0]))
     mem = ask.request.mem_per_gpu_mib
@@ -53,11 +53,11 @@ def plan_node(state: ClusterState, node: NodeState, ask: Ask, policy: Policy) ->
         for _ in range(count):
             got = None
             for g in gpus:
-                s = _existing(g, drafts[g.index], profile)
+                s = _existing(g, taken, profile)
                 if s is not None and s.gi_id is not None:
                     if mem is not None and s.profile and (s.profile.memory_mib_estimate or mem) < mem:
                         continue
-                    drafts[g.index].taken.add(id(s))
+                    taken.add(id(s))
                     got = GpuGrant(g.index, g.uuid, mig=MigGrant(s.gi_id, profile, s.start, s.size, s.cis))
                     break
             if got is None and dynamic:
@@ -89,9 +89,12 @@ def _create(gpus: list[GpuUnit], drafts: dict[int, _Draft], profile: str, mem: i
         if p is None or (mem is not None and (p.memory_mib_estimate or mem) < mem):
             continue
         d = drafts[g.index]
+        before: tuple[int, int] | None = None
         for start in free_starts(g.model, p, d.used, d.compute, d.counts.get(p.name, 0)):
+            if before is None:
+                before = openness(g.model, d.used, d.compute)
             after = openness(g.model, d.used | p.placement_mask(start), d.compute + p.compute_slices)
-            key = policy.mig_key(d.used, after)
+            key = policy.mig_key(d.used, before, after)
             if best is None or key > best[0]:
                 best = (key, g, start)
     if best is None:

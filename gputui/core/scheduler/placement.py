@@ -26,6 +26,8 @@ class Ask:
 def prepare(state: ClusterState, request: JobRequest) -> Ask:
     """Precompute masks and keys; unknown node names are simply not allowed (submit-time checks name them)."""
     tag = request.gpu_type.lower() if request.gpu_type else None
+    if tag is not None and request.kind != "mig":
+        state.index_tag(tag)
     if request.kind == "mig":
         key = "m:" + max(request.mig, key=lambda pc: (_size(pc[0]), pc[1]))[0]
     elif request.kind == "mps":
@@ -64,7 +66,9 @@ def candidate_nodes(state: ClusterState, ask: Ask, key: str, at_least: int, asce
 NodePlan = Callable[[NodeState], tuple[NodeGrant, tuple] | None]
 
 
-def gang(state: ClusterState, ask: Ask, n: int, key: str, per_node: int, policy: Policy, plan: NodePlan) -> Allocation | None:
+def gang(
+    state: ClusterState, ask: Ask, n: int, key: str, per_node: int, policy: Policy, plan: NodePlan
+) -> Allocation | None:
     """Place on ``n`` nodes at once, each by ``plan`` (node grant, score); all or nothing.
 
     With one node and a policy that compares, up to ``policy.candidates`` feasible nodes are scored.

@@ -15,8 +15,8 @@ from gputui.core.scheduler.allocation import Allocation
 from gputui.core.scheduler.build import state_from_snapshot
 from gputui.core.scheduler.decision import Decision, make_decision
 from gputui.core.scheduler.errors import RequestError
-from gputui.core.scheduler.jobs import CANCELLED, COMPLETED, ENDED, FAILED, PENDING, RUNNING, Job
 from gputui.core.scheduler.finder import find_allocation
+from gputui.core.scheduler.jobs import CANCELLED, COMPLETED, ENDED, FAILED, PENDING, RUNNING, Job
 from gputui.core.scheduler.placement import prepare
 from gputui.core.scheduler.policies import get_policy
 from gputui.core.scheduler.policies.base import Policy
@@ -59,7 +59,7 @@ class Scheduler:
         self._seq += 1
         limit = request.time_limit_s
         limit = self.config.default_time_s if limit is None else (None if limit == UNLIMITED else limit)
-        job = Job(job_id, request, prepare(self.state, request), now, self._seq, limit)
+        job = Job(job_id, request, prepare(self.state, request), now, self._seq, limit, shape=request.shape)
         self.jobs[job_id] = job
         bisect.insort(self.pending, job, key=lambda j: j.sort_key)
         return job
@@ -67,6 +67,8 @@ class Scheduler:
     # -- the scheduling pass --------------------------------------------------------------------
     def _dependency(self, job: Job) -> str | None:
         """None when met, else 'Dependency' (may still be met) or 'DependencyNeverSatisfied'."""
+        if not job.request.dependencies:
+            return None
         waiting = False
         for kind, dep_id in job.request.dependencies:
             dep = self.jobs[dep_id]
@@ -151,7 +153,7 @@ class Scheduler:
             if dep is not None:
                 job.reason = dep
                 continue
-            shape = job.request.shape
+            shape = job.shape
             if head is None:
                 alloc = None if shape in failed_shapes else self._find(job)
                 if alloc is not None:
@@ -173,6 +175,9 @@ class Scheduler:
             if shape in failed_shapes:
                 job.reason = "Resources"
                 continue
+            b = job.blocked_on
+            if b is not None and b[1] is head.reservation and b[0] == self._stamp(job):
+                continue  # refused against this very reservation, and nothing was freed since
             alloc = self._find(job)
             if alloc is None:
                 failed_shapes.add(shape)
@@ -188,9 +193,14 @@ class Scheduler:
                 started.append(job)
             else:
                 job.reason, job.blocked_by = "Priority", head.id
+                job.blocked_on = (self._stamp(job), head.reservation)
         if head is not None and not self.config.backfill:
             for job in self.pending:
-                if job is not head and job.state == PENDING and job.reason not in ("Dependency", "DependencyNeverSatisfied"):
+                if (
+                    job is not head
+                    and job.state == PENDING
+                    and job.reason not in ("Dependency", "DependencyNeverSatisfied")
+                ):
                     job.reason = "Priority"
         if started:
             gone = {j.id for j in started}

@@ -115,6 +115,7 @@ class ClusterState:
         self.all_mask = 0
         self.releases = 0  # bumped on every release, so cached "does not fit" answers can expire
         self.known_tags: set[str] = set()
+        self.indexed_tags: set[str] = {"*"}  # type names some request has used; only these are indexed
         self.known_profiles: set[str] = set()
         self.mps_gpus = 0
 
@@ -155,8 +156,10 @@ class ClusterState:
                 return {}
             out: dict[str, int] = {}
             if not g.mps_jobs and not g.foreign_clients:
+                indexed = self.indexed_tags
                 for t in g.tags:
-                    out["g:" + t] = 1
+                    if t in indexed:
+                        out["g:" + t] = 1
             if g.mps_on and g.mps_clients < cfg.mps_max_clients:
                 out[MPS] = 1
             return out
@@ -224,6 +227,16 @@ class ClusterState:
         elif self.idle_mask & node.bit:
             self.idle_mask ^= node.bit
 
+    def index_tag(self, tag: str) -> None:
+        """Start indexing free whole GPUs of type ``tag`` (done once, when a request first names it)."""
+        if tag in self.indexed_tags or tag not in self.known_tags:
+            return
+        self.indexed_tags.add(tag)
+        for node in self.nodes:
+            for g in node.gpus:
+                if tag in g.tags:
+                    self.touch(g)
+
     # -- queries --------------------------------------------------------------------------------
     def count(self, node: NodeState, key: str) -> int:
         return node.counts.get(key, 0)
@@ -259,7 +272,8 @@ class ClusterState:
         """Everything that decides future placements, as plain data: equal fingerprints place alike."""
         gpus = tuple(
             (n.name, g.index, g.holder, g.busy, tuple(sorted(g.mps_jobs.items())), g.mps_pct, g.mps_mem,
-             g.mps_clients, tuple((s.gi_id, s.name, s.mask, s.holder, s.busy, s.created) for s in g.instances))
+             g.mps_clients, tuple(sorted((s.gi_id or 0, s.name or "", s.mask, s.holder or 0, s.busy, s.created)
+                                       for s in g.instances)))
             for n in self.nodes for g in n.gpus
         )  # fmt: skip
         buckets = tuple(sorted((k, tuple(v).__repr__()) for k, v in self.buckets.items() if any(v)))

@@ -72,7 +72,9 @@ def check(state: ClusterState, cap: StaticCapacity, req: JobRequest) -> None:
     if req.kind == "count":
         if req.gpus_per_node is not None and req.gpus_per_node > cap.per_tag_max.get(tag, 0):
             raise RequestError(
-                f"--gpus-per-node={req.gpus_per_node}: no node has that many {req.gpu_type or ''} GPUs".replace("  ", " ")
+                f"--gpus-per-node={req.gpus_per_node}: no node has that many {req.gpu_type or ''} GPUs".replace(
+                    "  ", " "
+                )
             )
         if req.gpus is not None and req.gpus > cap.per_tag_total.get(tag, 0):
             raise RequestError(f"--gpus={req.gpus}: the cluster has {cap.per_tag_total.get(tag, 0)} such GPUs")
@@ -98,4 +100,6 @@ def check(state: ClusterState, cap: StaticCapacity, req: JobRequest) -> None:
         if (req.gpus_per_node or 1) > cap.mps_max:
             raise RequestError(f"--gpus-per-node={req.gpus_per_node}: a node has at most {cap.mps_max} MPS GPUs")
         if state.config.mps_percent_cap is not None and (req.mps_percent or 0) > state.config.mps_percent_cap:
-            raise RequestError(f"--gres=mps:{req.mps_percent}: above the per-GPU cap of {state.config.mps_percent_cap} %")
+            raise RequestError(
+                f"--gres=mps:{req.mps_percent}: above the per-GPU cap of {state.config.mps_percent_cap} %"
+            )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import cache
 
 _NON_WORD = re.compile(r"[^0-9a-z]+")
 
@@ -20,7 +21,7 @@ def tag_for_label(label: str) -> str:
 class Node:
     """One element: a tag, attributes, its text (stripped, or None) and child elements in order."""
 
-    __slots__ = ("tag", "attrs", "text", "children")
+    __slots__ = ("tag", "attrs", "text", "children", "_index")
 
     def __init__(
         self,
@@ -33,15 +34,18 @@ class Node:
         self.attrs = attrs or {}
         self.text = text
         self.children = children if children is not None else []
+        self._index: dict[str, Node] | None = None  # first child per tag, built on the first lookup
 
     def __repr__(self) -> str:
         return f"Node({self.tag!r}, text={self.text!r}, children={len(self.children)})"
 
     def child(self, tag: str) -> Node | None:
-        for c in self.children:
-            if c.tag == tag:
-                return c
-        return None
+        """The first child with this tag (children must not change after the first lookup)."""
+        if self._index is None:
+            self._index = {}
+            for c in self.children:
+                self._index.setdefault(c.tag, c)
+        return self._index.get(tag)
 
     def all(self, tag: str) -> Iterator[Node]:
         return (c for c in self.children if c.tag == tag)
@@ -49,7 +53,7 @@ class Node:
     def find(self, path: str) -> Node | None:
         """The first node at a '/'-separated path of tags below this one."""
         node: Node | None = self
-        for part in path.split("/"):
+        for part in _steps(path):
             if node is None:
                 return None
             node = node.child(part)
@@ -67,3 +71,8 @@ class Node:
             return self.attrs.get(path[1:])
         node = self.find(path)
         return node.text if node is not None else None
+
+
+@cache
+def _steps(path: str) -> tuple[str, ...]:
+    return tuple(path.split("/"))

@@ -43,21 +43,17 @@ def number(raw: str | None) -> float | None:
     """The leading number of '81920 MiB', '67.03 W', '30 %'; None for N/A and anything not numeric."""
     if raw is None:
         return None
-    try:
-        return float(raw)
-    except ValueError:
-        pass
     m = _NUMBER.match(raw)
     return float(m.group(1)) if m else None
 
 
 def integer(raw: str | None) -> int | None:
+    """The leading number rounded to an int; None for N/A and anything not numeric."""
     if raw is None:
         return None
-    try:
-        return int(raw)
-    except ValueError:
-        pass
+    head = raw.lstrip().partition(" ")[0]
+    if head.isdigit():  # the common case, without regex or exceptions
+        return int(head)
     n = number(raw)
     return None if n is None else round(n)
 

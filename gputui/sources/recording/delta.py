@@ -41,24 +41,6 @@ def diff(old: Any, new: Any, path: str = "", out: list[tuple[str, Any]] | None =
     return out
 
 
-def apply(state: Any, changes: list[tuple[str, Any]]) -> Any:
-    """Apply ``changes`` to ``state`` in place (the root itself may be replaced); returns the root."""
-    for path, value in changes:
-        if path == "":
-            state = value
-            continue
-        parts = path.split(_SEP)
-        node = state
-        for p in parts[:-1]:
-            node = node[int(p)] if type(node) is list else node[p]
-        last = parts[-1]
-        if type(node) is list:
-            node[int(last)] = value
-        else:
-            node[last] = value
-    return state
-
-
 def _put_varint(buf: bytearray, n: int) -> None:
     while n >= 0x80:
         buf.append((n & 0x7F) | 0x80)

@@ -25,8 +25,12 @@ class Policy(Protocol):
         """Rank free whole GPUs inside a node; the highest are taken first."""
         ...
 
-    def mig_key(self, used_before: int, open_after: tuple[int, int]) -> tuple:
-        """Rank creating a MIG instance on a GPU with ``used_before`` slots taken, leaving ``open_after``."""
+    def mig_key(self, used_before: int, open_before: tuple[int, int], open_after: tuple[int, int]) -> tuple:
+        """Rank creating a MIG instance on a GPU with ``used_before`` slots taken.
+
+        ``open_before`` / ``open_after`` are :func:`mig.openness` of that GPU: (largest creatable profile's compute
+        slices, open placements) before and after.
+        """
         ...
 
     def mps_key(self, g: GpuUnit) -> tuple:

@@ -13,7 +13,7 @@ def whole_key(mps_on: bool, index: int) -> tuple:
     return (not mps_on, -index)
 
 
-def mig_key(used_before: int, open_after: tuple[int, int]) -> tuple:
+def mig_key(used_before: int, open_before: tuple[int, int], open_after: tuple[int, int]) -> tuple:
     """The GPU with the most slots already taken, then the slot that keeps the most placements open."""
     return (used_before.bit_count(), open_after[1], open_after[0])
 
@@ -34,8 +34,8 @@ class BestFit:
     def whole_key(self, g: GpuUnit) -> tuple:
         return whole_key(g.mps_on, g.index)
 
-    def mig_key(self, used_before: int, open_after: tuple[int, int]) -> tuple:
-        return mig_key(used_before, open_after)
+    def mig_key(self, used_before: int, open_before: tuple[int, int], open_after: tuple[int, int]) -> tuple:
+        return mig_key(used_before, open_before, open_after)
 
     def mps_key(self, g: GpuUnit) -> tuple:
         return mps_key(g.mps_pct, g.mps_clients, g.index)

@@ -17,9 +17,9 @@ def node_score(free_whole_after: int, mig_after: tuple[int, int], mps_shared: in
     return (mig_after[0], mig_after[1], free_whole_after, mps_shared)
 
 
-def mig_key(used_before: int, open_after: tuple[int, int]) -> tuple:
-    """The slot (on any GPU) after which the largest profile, then the most placements, stay creatable."""
-    return (open_after[0], open_after[1], used_before.bit_count())
+def mig_key(used_before: int, open_before: tuple[int, int], open_after: tuple[int, int]) -> tuple:
+    """The slot (on any GPU) that loses the least: first of the largest creatable profile, then of open placements."""
+    return (open_after[0] - open_before[0], open_after[1] - open_before[1], used_before.bit_count())
 
 
 def mps_key(percent_sum: int, clients: int, index: int) -> tuple:
@@ -38,8 +38,8 @@ class Fragmentation:
     def whole_key(self, g: GpuUnit) -> tuple:
         return (not g.mps_on, -g.index)
 
-    def mig_key(self, used_before: int, open_after: tuple[int, int]) -> tuple:
-        return mig_key(used_before, open_after)
+    def mig_key(self, used_before: int, open_before: tuple[int, int], open_after: tuple[int, int]) -> tuple:
+        return mig_key(used_before, open_before, open_after)
 
     def mps_key(self, g: GpuUnit) -> tuple:
         return mps_key(g.mps_pct, g.mps_clients, g.index)
