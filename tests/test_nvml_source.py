@@ -17,9 +17,14 @@ class NVMLError(Exception):
 def fake_nvml(init_error: str | None = None, unsupported: set[str] = frozenset()):  # type: ignore[no-untyped-def]
     """A module-like object answering from fixed data; names in ``unsupported`` raise NVMLError."""
     gpus = [
-        dict(name="NVIDIA A100-SXM4-40GB", uuid="GPU-aaaa", mig=(0, 0), procs=[SimpleNamespace(pid=1, usedGpuMemory=2 << 30)]),
+        dict(
+            name="NVIDIA A100-SXM4-40GB",
+            uuid="GPU-aaaa",
+            mig=(0, 0),
+            procs=[SimpleNamespace(pid=1, usedGpuMemory=2 << 30)],
+        ),
         dict(name="NVIDIA A100-SXM4-40GB", uuid="GPU-bbbb", mig=(1, 1), procs=[]),
-    ]  # fmt: skip
+    ]
     mig_devs = {1: [("MIG-1", 1, 0, 42, 20 << 30, 1 << 30), ("MIG-2", 2, 0, 14, 5 << 30, 0)]}
 
     def fn(name, impl):  # type: ignore[no-untyped-def]
@@ -34,7 +39,9 @@ def fake_nvml(init_error: str | None = None, unsupported: set[str] = frozenset()
         if init_error:
             raise NVMLError(init_error)
 
-    ns = SimpleNamespace(NVMLError=NVMLError, NVML_TEMPERATURE_GPU=0, NVML_CLOCK_GRAPHICS=0, NVML_CLOCK_SM=1, NVML_CLOCK_MEM=2)
+    ns = SimpleNamespace(
+        NVMLError=NVMLError, NVML_TEMPERATURE_GPU=0, NVML_CLOCK_GRAPHICS=0, NVML_CLOCK_SM=1, NVML_CLOCK_MEM=2
+    )
     table = {
         "nvmlInit": init,
         "nvmlShutdown": lambda: None,
@@ -45,8 +52,11 @@ def fake_nvml(init_error: str | None = None, unsupported: set[str] = frozenset()
         "nvmlDeviceGetName": lambda h: gpus[h[1]]["name"],
         "nvmlDeviceGetUUID": lambda h: gpus[h[1]]["uuid"] if h[0] == "gpu" else mig_devs[h[1]][h[2]][0],
         "nvmlDeviceGetPciInfo": lambda h: SimpleNamespace(busId=f"00000000:0{h[1]}:00.0".encode()),
-        "nvmlDeviceGetMemoryInfo": lambda h: SimpleNamespace(total=40 << 30, used=3 << 30) if h[0] == "gpu"
-        else SimpleNamespace(total=mig_devs[h[1]][h[2]][4], used=mig_devs[h[1]][h[2]][5]),
+        "nvmlDeviceGetMemoryInfo": lambda h: (
+            SimpleNamespace(total=40 << 30, used=3 << 30)
+            if h[0] == "gpu"
+            else SimpleNamespace(total=mig_devs[h[1]][h[2]][4], used=mig_devs[h[1]][h[2]][5])
+        ),
         "nvmlDeviceGetUtilizationRates": lambda h: SimpleNamespace(gpu=55, memory=20),
         "nvmlDeviceGetTemperature": lambda h, s: 61,
         "nvmlDeviceGetPowerUsage": lambda h: 251_500,
@@ -58,13 +68,15 @@ def fake_nvml(init_error: str | None = None, unsupported: set[str] = frozenset()
         "nvmlDeviceGetComputeMode": lambda h: 3,
         "nvmlDeviceGetMigMode": lambda h: gpus[h[1]]["mig"],
         "nvmlDeviceGetMaxMigDeviceCount": lambda h: 7,
-        "nvmlDeviceGetMigDeviceHandleByIndex": lambda h, j: ("mig", h[1], j) if j < len(mig_devs.get(h[1], [])) else (_ for _ in ()).throw(NVMLError("Not Found")),
+        "nvmlDeviceGetMigDeviceHandleByIndex": lambda h, j: (
+            ("mig", h[1], j) if j < len(mig_devs.get(h[1], [])) else (_ for _ in ()).throw(NVMLError("Not Found"))
+        ),
         "nvmlDeviceGetAttributes": lambda mh: SimpleNamespace(multiprocessorCount=mig_devs[mh[1]][mh[2]][3]),
         "nvmlDeviceGetGpuInstanceId": lambda mh: mig_devs[mh[1]][mh[2]][1],
         "nvmlDeviceGetComputeInstanceId": lambda mh: mig_devs[mh[1]][mh[2]][2],
         "nvmlDeviceGetComputeRunningProcesses": lambda h: gpus[h[1]]["procs"],
         "nvmlDeviceGetGraphicsRunningProcesses": lambda h: [],
-    }  # fmt: skip
+    }
     for name, impl in table.items():
         setattr(ns, name, fn(name, impl) if name != "nvmlInit" else impl)
     return ns
@@ -77,16 +89,30 @@ def test_whole_gpu_fields_and_mig_devices() -> None:
     assert (node.name, node.driver_version, node.cuda_version) == ("box", "550.54.15", "12.4")
     g0, g1 = node.gpus
     assert (g0.name, g0.uuid, g0.pci_bus_id, g0.memory_total_mib, g0.memory_used_mib) == (
-        "NVIDIA A100-SXM4-40GB", "GPU-aaaa", "00000000:00:00.0", 40960, 3072)  # fmt: skip
-    assert (g0.power_draw_w, g0.power_limit_w, g0.compute_mode, g0.performance_state) == (251.5, 400.0, "Exclusive_Process", "P0")
+        "NVIDIA A100-SXM4-40GB",
+        "GPU-aaaa",
+        "00000000:00:00.0",
+        40960,
+        3072,
+    )
+    assert (g0.power_draw_w, g0.power_limit_w, g0.compute_mode, g0.performance_state) == (
+        251.5,
+        400.0,
+        "Exclusive_Process",
+        "P0",
+    )
     assert g0.processes[0].pid == 1 and g0.processes[0].used_memory_mib == 2048 and g0.processes[0].type == "C"
     assert g0.mig_mode_current is False and g0.gpu_instances == ()
     assert [(gi.gi_id, gi.memory_total_mib, [c.mig_uuid for c in gi.compute_instances]) for gi in g1.gpu_instances] == [
-        (1, 20480, ["MIG-1"]), (2, 5120, ["MIG-2"])]  # fmt: skip
+        (1, 20480, ["MIG-1"]),
+        (2, 5120, ["MIG-2"]),
+    ]
 
 
 def test_unsupported_queries_become_na_not_zero() -> None:
-    src = NvmlSource(fake_nvml(unsupported={"nvmlDeviceGetFanSpeed", "nvmlDeviceGetPowerUsage", "nvmlDeviceGetUtilizationRates"}))
+    src = NvmlSource(
+        fake_nvml(unsupported={"nvmlDeviceGetFanSpeed", "nvmlDeviceGetPowerUsage", "nvmlDeviceGetUtilizationRates"})
+    )
     g = src.poll().nodes[0].gpus[0]
     assert g.fan_percent is None and g.power_draw_w is None and g.utilization_gpu is None
     assert g.power_limit_w == 400.0

@@ -67,8 +67,10 @@ def test_file_is_private_and_starts_with_a_versioned_header(tmp_path: Path) -> N
 
 
 def test_events_are_kept_in_time_order(tmp_path: Path) -> None:
-    evs = [Event(T0 + 5, "job_started", "job 7 started", node="node01", gpus=(0, 1), job_id="7"),
-           Event(T0 + 2, "mps_started", "MPS daemon up", node="node01", gpus=(1,))]  # fmt: skip
+    evs = [
+        Event(T0 + 5, "job_started", "job 7 started", node="node01", gpus=(0, 1), job_id="7"),
+        Event(T0 + 2, "mps_started", "MPS daemon up", node="node01", gpus=(1,)),
+    ]
     write(tmp_path / "r.gtrec", frames(10), events=evs)
     r = RecordingReader(tmp_path / "r.gtrec")
     assert r.events == sorted(evs, key=lambda e: e.timestamp)
@@ -156,4 +158,4 @@ def test_a_bad_trailer_falls_back_to_scanning(tmp_path: Path) -> None:
     path.write_bytes(bytes(data))
     r = RecordingReader(path)
     assert not r.index.clean and r.frame_count == 12 and r.frame(11) == snaps[11]
-    assert TRAILER_SIZE == HEAD.size + 8
+    assert HEAD.size + 8 == TRAILER_SIZE

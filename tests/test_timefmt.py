@@ -14,11 +14,18 @@ END = START + 3600
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("start", START), ("end", END), ("+90s", START + 90), ("+5m", START + 300), ("-1h", END - 3600),
-        ("23:56", START + 60), ("00:10:30", START + 15 * 60 + 30),  # after midnight: next day
-        ("2026-11-02T23:58:00Z", START + 180), ("2026-11-02 23:58:00", START + 180), (str(START + 7), START + 7),
+        ("start", START),
+        ("end", END),
+        ("+90s", START + 90),
+        ("+5m", START + 300),
+        ("-1h", END - 3600),
+        ("23:56", START + 60),
+        ("00:10:30", START + 15 * 60 + 30),  # after midnight: next day
+        ("2026-11-02T23:58:00Z", START + 180),
+        ("2026-11-02 23:58:00", START + 180),
+        (str(START + 7), START + 7),
     ],
-)  # fmt: skip
+)
 def test_times(text: str, expected: float) -> None:
     assert parse_time(text, START, END) == pytest.approx(expected)
 

@@ -69,8 +69,10 @@ def main(argv: list[str]) -> int:
         reader.close()
         for label, xs in (("seek, reader open", warm), ("open + seek, fresh reader", cold)):
             xs.sort()
-            print(f"{label}: median {_ms(statistics.median(xs))}, p95 {_ms(xs[int(len(xs) * 0.95) - 1])}, "
-                  f"max {_ms(xs[-1])} over {len(xs)} random timestamps")  # fmt: skip
+            print(
+                f"{label}: median {_ms(statistics.median(xs))}, p95 {_ms(xs[int(len(xs) * 0.95) - 1])}, "
+                f"max {_ms(xs[-1])} over {len(xs)} random timestamps"
+            )
 
         # A recording that was never closed (a crash) has no trailer: the reader scans it once.
         crashed = path.with_suffix(".crashed")

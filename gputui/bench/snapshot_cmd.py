@@ -1,6 +1,6 @@
 """Wall time of the whole `gputui snapshot` command on the demo recording, process start included.
 
-    python -m gputui.bench snapshot_cmd [--runs 20] [SOURCE]
+python -m gputui.bench snapshot_cmd [--runs 20] [SOURCE]
 """
 
 from __future__ import annotations
@@ -39,5 +39,6 @@ def main(argv: list[str]) -> int:
     }
     for label, cmd in cases.items():
         xs = sorted(_time(cmd, args.runs))
-        print(f"{label:45s} median {statistics.median(xs) * 1000:6.0f} ms   min {xs[0] * 1000:6.0f} ms   ({args.runs} runs)")
+        median, low = statistics.median(xs) * 1000, xs[0] * 1000
+        print(f"{label:45s} median {median:6.0f} ms   min {low:6.0f} ms   ({args.runs} runs)")
     return 0

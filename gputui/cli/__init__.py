@@ -18,6 +18,7 @@ SUBCOMMANDS = {
     "ui": "ui_cmd",
     "snapshot": "snapshot_cmd",
     "mig": "mig_cmd",
+    "plan": "plan_cmd",
 }
 
 
@@ -25,7 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="gputui", description="A terminal cockpit for GPU machines and clusters.")
     p.add_argument("--version", action="version", version=f"gputui {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
-    for name, module in SUBCOMMANDS.items():
+    for module in SUBCOMMANDS.values():
         try:
             mod = importlib.import_module(f"gputui.cli.{module}")
         except ModuleNotFoundError as e:

@@ -42,7 +42,8 @@ def render(model_text: str, profile_text: str) -> str:
         lines.append("  SM bound:       unknown (no SM counts in the table for this model)")
     if r.memory_bound is not None:
         lines.append(
-            f"  memory bound:   {r.memory_gb_profile} GB x {r.memory_bound} <= {r.memory_gb_gpu} GB  -> {r.memory_bound}"
+            f"  memory bound:   {r.memory_gb_profile} GB x {r.memory_bound} <= {r.memory_gb_gpu} GB"
+            f"  -> {r.memory_bound}"
         )
     if r.resource_bound is not None:
         lines.append(f"  resource bound: {r.resource_bound}")

@@ -1,4 +1,4 @@
-"""`gputui plan [--source SRC | --synthetic SPEC] -- OPTIONS`: where a job would land on the cluster a source shows, or why it would wait."""
+"""`gputui plan [--source SRC | --synthetic SPEC] -- OPTIONS`: where a job would land, or why it would wait."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ SYNTHETIC_HELP = "HOSTLIST:GPUS:MODEL[:mps|:mig=P+P...], e.g. 'node[01-04]:8:A10
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("plan", help="explain where a job request would be placed")
     p.add_argument("--source", help="a recording, an nvidia-smi log, 'nvml' or 'demo' (default: as the dashboard)")
+    p.add_argument("--at", metavar="TIME", help="for a recording or log: the moment to plan against (default: its end)")
     p.add_argument("-r", "--request", default="", help="Slurm options as one word: -r='--gpus=8 -t 1:00:00'")
     p.add_argument("--script", help="a batch script whose #SBATCH lines give the request (--request overrides)")
     p.add_argument("--synthetic", action="append", default=[], metavar="SPEC", help=SYNTHETIC_HELP)
@@ -59,11 +60,11 @@ def run(args: argparse.Namespace) -> int:
             raise GputuiError(f"--synthetic: {e}") from None
         now = 0.0
     else:
-        from gputui.sources.factory import open_source
+        from gputui.sources.factory import open_source, snapshot_at
 
         opened = open_source(args.source)
         try:
-            snap = opened.source.poll()
+            snap = snapshot_at(opened.source, args.at)
         finally:
             opened.source.close()
         state = state_from_snapshot(snap, config)
@@ -72,15 +73,19 @@ def run(args: argparse.Namespace) -> int:
 
     words = tokenize(args.request.lstrip("=")) + [w for w in args.options if w != "--"]
     if args.script:
-        request = parse_script(Path(args.script).read_text(errors="replace"), words)
+        try:
+            text = Path(args.script).read_text(errors="replace")
+        except OSError as e:
+            raise GputuiError(f"{args.script}: cannot read the batch script: {e.strerror}") from None
+        request = parse_script(text, words)
     else:
         request = parse_options(words)
     sched = Scheduler(state)
     job = sched.submit(request, now)
     decisions = sched.schedule(now)
     if not decisions:
-        e = explain(sched, job.id, now)
-        print(f"would wait ({e.reason}): {e.text}")
+        why = explain(sched, job.id, now)
+        print(f"would wait ({why.reason}): {why.text}")
         return 1
     d = decisions[0]
     print(f"would start now on {compress_hostlist(d.allocation.node_names)} ({request.describe()})")

@@ -19,24 +19,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def run(args: argparse.Namespace) -> int:
-    from gputui.core.timefmt import parse_time
-    from gputui.sources.factory import open_source
-    from gputui.sources.replay import ReplaySource
+    from gputui.sources.factory import open_source, snapshot_at
 
     opened = open_source(args.source)
-    source = opened.source
     try:
-        if isinstance(source, ReplaySource):
-            t = source.end_time if args.at is None else parse_time(args.at, source.start_time, source.end_time)
-            snap = source.seek(t)
-        elif args.at is not None:
-            from gputui.core.errors import GputuiError
-
-            raise GputuiError("--at needs a recording or a log; a live source has only the present")
-        else:
-            snap = source.poll()
+        snap = snapshot_at(opened.source, args.at)
     finally:
-        source.close()
+        opened.source.close()
     if opened.notice:
         print(f"gputui: {opened.notice}", file=sys.stderr)
     if args.json:

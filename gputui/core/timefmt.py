@@ -10,7 +10,9 @@ from gputui.core.errors import TimeFormatError
 _DURATION = re.compile(r"^(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m)?(?:(\d+(?:\.\d+)?)s?)?$")
 _CLOCK = re.compile(r"^(\d{1,2}):(\d{2})(?::(\d{2}(?:\.\d+)?))?$")
 
-TIME_HELP = "start, end, +90s / +5m / -1h (from start / before end), HH:MM[:SS] (UTC), an ISO date-time, or epoch seconds"
+TIME_HELP = (
+    "start, end, +90s / +5m / -1h (from start / before end), HH:MM[:SS] (UTC), an ISO date-time, or epoch seconds"
+)
 
 
 def parse_duration(text: str) -> float:

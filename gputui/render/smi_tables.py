@@ -87,10 +87,20 @@ def _table(title: str, *columns: str, right: Iterable[str] = ()) -> Table:
 def gpu_table(node: NodeSnapshot) -> Table:
     t = _table(
         "GPUs",
-        "GPU", "Name", "Persist-M", "Bus-Id", "Fan", "Temp", "Perf", "Pwr:Usage/Cap",
-        "Memory-Usage", "GPU-Util", "Compute M.", "MIG M.",
+        "GPU",
+        "Name",
+        "Persist-M",
+        "Bus-Id",
+        "Fan",
+        "Temp",
+        "Perf",
+        "Pwr:Usage/Cap",
+        "Memory-Usage",
+        "GPU-Util",
+        "Compute M.",
+        "MIG M.",
         right=("GPU", "Fan", "Temp", "GPU-Util"),
-    )  # fmt: skip
+    )
     for g in node.gpus:
         name: Text | str = na(g.name)
         if g.lost:
@@ -99,11 +109,19 @@ def gpu_table(node: NodeSnapshot) -> Table:
         if g.mig_mode_pending is not None and g.mig_mode_pending != g.mig_mode_current:
             mig = Text(f"{mig} -> {'Enabled' if g.mig_mode_pending else 'Disabled'}", style="yellow")
         t.add_row(
-            str(g.index), name, on_off(g.persistence_mode), na(g.pci_bus_id), na(g.fan_percent, "{}%"),
-            na(g.temperature_c, "{}C"), na(g.performance_state), _power(g),
-            _mem(g.memory_used_mib, g.memory_total_mib), na(g.utilization_gpu, "{}%"),
-            na(g.compute_mode), mig,
-        )  # fmt: skip
+            str(g.index),
+            name,
+            on_off(g.persistence_mode),
+            na(g.pci_bus_id),
+            na(g.fan_percent, "{}%"),
+            na(g.temperature_c, "{}C"),
+            na(g.performance_state),
+            _power(g),
+            _mem(g.memory_used_mib, g.memory_total_mib),
+            na(g.utilization_gpu, "{}%"),
+            na(g.compute_mode),
+            mig,
+        )
     return t
 
 
@@ -111,22 +129,52 @@ def mig_table(node: NodeSnapshot) -> Table | None:
     rows = []
     for g in node.gpus:
         for gi in g.gpu_instances:
-            placement = (
-                NA if gi.placement_start is None else f"{gi.placement_start}:{na(gi.placement_size)}"
-            )
+            placement = NA if gi.placement_start is None else f"{gi.placement_start}:{na(gi.placement_size)}"
             cis = gi.compute_instances or ()
             if not cis:
-                rows.append((str(g.index), na(gi.gi_id), NA, NA, na(gi.profile), placement, na(gi.sm_count),
-                             _mem(gi.memory_used_mib, gi.memory_total_mib), Text("(no compute instance)", "dim")))  # fmt: skip
+                rows.append(
+                    (
+                        str(g.index),
+                        na(gi.gi_id),
+                        NA,
+                        NA,
+                        na(gi.profile),
+                        placement,
+                        na(gi.sm_count),
+                        _mem(gi.memory_used_mib, gi.memory_total_mib),
+                        Text("(no compute instance)", "dim"),
+                    )
+                )
             for ci in cis:
-                rows.append((str(g.index), na(gi.gi_id), na(ci.ci_id), na(ci.mig_device_index),
-                             na(ci.profile or gi.profile), placement, na(ci.sm_count),
-                             _mem(gi.memory_used_mib, gi.memory_total_mib), na(ci.mig_uuid)))  # fmt: skip
+                rows.append(
+                    (
+                        str(g.index),
+                        na(gi.gi_id),
+                        na(ci.ci_id),
+                        na(ci.mig_device_index),
+                        na(ci.profile or gi.profile),
+                        placement,
+                        na(ci.sm_count),
+                        _mem(gi.memory_used_mib, gi.memory_total_mib),
+                        na(ci.mig_uuid),
+                    )
+                )
     empty_mig = [str(g.index) for g in node.gpus if g.mig_mode_current and not g.gpu_instances]
     if not rows and not empty_mig:
         return None
-    t = _table("MIG devices", "GPU", "GI ID", "CI ID", "MIG Dev", "Profile", "Placement", "SM",
-               "Memory-Usage (GI, shared)", "MIG UUID", right=("GPU", "GI ID", "CI ID", "MIG Dev", "SM"))  # fmt: skip
+    t = _table(
+        "MIG devices",
+        "GPU",
+        "GI ID",
+        "CI ID",
+        "MIG Dev",
+        "Profile",
+        "Placement",
+        "SM",
+        "Memory-Usage (GI, shared)",
+        "MIG UUID",
+        right=("GPU", "GI ID", "CI ID", "MIG Dev", "SM"),
+    )
     for r in rows:
         t.add_row(*r)
     for idx in empty_mig:
@@ -138,19 +186,37 @@ def mps_table(node: NodeSnapshot) -> Table | None:
     gpus = [g for g in node.gpus if g.mps is not None]
     if not gpus:
         return None
-    t = _table("MPS", "GPU", "Daemon", "Server PID", "Pipe directory", "Client PID", "Threads",
-               "Memory", "User", "Command", right=("GPU", "Server PID", "Client PID", "Threads", "Memory"))  # fmt: skip
+    t = _table(
+        "MPS",
+        "GPU",
+        "Daemon",
+        "Server PID",
+        "Pipe directory",
+        "Client PID",
+        "Threads",
+        "Memory",
+        "User",
+        "Command",
+        right=("GPU", "Server PID", "Client PID", "Threads", "Memory"),
+    )
     for g in gpus:
         d = g.mps
         assert d is not None
         state = Text("up", style="green") if d.running else Text("down", style="red")
         if not d.clients:
-            t.add_row(str(g.index), state, na(d.server_pid), na(d.pipe_directory), Text("no clients", "dim"),
-                      "", "", "", "")  # fmt: skip
+            t.add_row(
+                str(g.index), state, na(d.server_pid), na(d.pipe_directory), Text("no clients", "dim"), "", "", "", ""
+            )
         for i, c in enumerate(d.clients):
             head = (str(g.index), state, na(d.server_pid), na(d.pipe_directory)) if i == 0 else ("", "", "", "")
-            t.add_row(*head, str(c.pid), na(c.active_thread_percentage, "{}%"), na(c.memory_used_mib, "{}MiB"),
-                      na(c.user), na(c.command))  # fmt: skip
+            t.add_row(
+                *head,
+                str(c.pid),
+                na(c.active_thread_percentage, "{}%"),
+                na(c.memory_used_mib, "{}MiB"),
+                na(c.user),
+                na(c.command),
+            )
         total_pct = [c.active_thread_percentage for c in d.clients]
         if d.clients and all(p is not None for p in total_pct):
             pct = sum(p for p in total_pct if p is not None)
@@ -160,14 +226,32 @@ def mps_table(node: NodeSnapshot) -> Table | None:
 
 
 def process_table(node: NodeSnapshot) -> Table:
-    t = _table("Processes", "GPU", "GI", "CI", "PID", "Type", "User", "Process name", "GPU Memory",
-               right=("GPU", "GI", "CI", "PID", "GPU Memory"))  # fmt: skip
+    t = _table(
+        "Processes",
+        "GPU",
+        "GI",
+        "CI",
+        "PID",
+        "Type",
+        "User",
+        "Process name",
+        "GPU Memory",
+        right=("GPU", "GI", "CI", "PID", "GPU Memory"),
+    )
     any_row = False
     for g in node.gpus:
         for p in g.processes:
             any_row = True
-            t.add_row(str(g.index), na(p.gi_id), na(p.ci_id), str(p.pid), na(p.type), na(p.user),
-                      na(p.command), na(p.used_memory_mib, "{}MiB"))  # fmt: skip
+            t.add_row(
+                str(g.index),
+                na(p.gi_id),
+                na(p.ci_id),
+                str(p.pid),
+                na(p.type),
+                na(p.user),
+                na(p.command),
+                na(p.used_memory_mib, "{}MiB"),
+            )
     if not any_row:
         t.add_row("", "", "", "", "", "", Text("No running processes found", "dim"), "")
     return t
@@ -204,7 +288,13 @@ def print_snapshot(console: Console, snap: ClusterSnapshot, nodes: Iterable[str]
     parts = snapshot_view(snap, nodes).renderables
     width = max([console.width] + [p.fit(console.width) for p in parts if isinstance(p, _SmiTable)])
     if width > console.width:
-        console = Console(file=console.file, width=width, highlight=False, force_terminal=console.is_terminal,
-                          color_system=console.color_system or None, no_color=console.no_color)  # fmt: skip
+        console = Console(
+            file=console.file,
+            width=width,
+            highlight=False,
+            force_terminal=console.is_terminal,
+            color_system=console.color_system or None,
+            no_color=console.no_color,
+        )
     for part in parts:
         console.print(part, crop=False)

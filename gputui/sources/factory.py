@@ -7,7 +7,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gputui.core.clock import Clock
-from gputui.core.errors import NvmlUnavailable, SourceError
+from gputui.core.errors import GputuiError, NvmlUnavailable, SourceError
+from gputui.core.model import ClusterSnapshot
+from gputui.core.timefmt import parse_time
 from gputui.resources import demo_recording
 from gputui.sources.base import MemoryFrames, Source
 from gputui.sources.recording.fileformat import MAGIC
@@ -29,15 +31,25 @@ def open_source(arg: str | None, clock: Clock | None = None) -> Opened:
             return Opened(open_nvml())
         except NvmlUnavailable as e:
             demo = open_file(demo_recording(), clock, description="bundled demo recording (synthetic)")
-            return Opened(demo, f"{e}; showing the bundled demo recording instead")
+            return Opened(demo.source, f"{e}; showing the bundled demo recording instead")
     low = arg.lower()
     if low in ("nvml", "nvml:", "live"):
         return Opened(open_nvml())
     if low == "demo":
-        return Opened(open_file(demo_recording(), clock, description="bundled demo recording (synthetic)"))
+        return open_file(demo_recording(), clock, description="bundled demo recording (synthetic)")
     if low.startswith("slurm:"):
         raise SourceError(f"{arg}: the Slurm source is not built yet; use {SOURCE_HELP}")
-    return Opened(open_file(Path(arg), clock))
+    return open_file(Path(arg), clock)
+
+
+def snapshot_at(source: Source, at: str | None) -> ClusterSnapshot:
+    """One snapshot: a replay's frame at ``at`` (default: its last frame), or a live poll."""
+    if isinstance(source, ReplaySource):
+        t = source.end_time if at is None else parse_time(at, source.start_time, source.end_time)
+        return source.seek(t)
+    if at is not None:
+        raise GputuiError("--at needs a recording or a log; a live source has only the present")
+    return source.poll()
 
 
 def open_nvml() -> Source:
@@ -46,7 +58,7 @@ def open_nvml() -> Source:
     return NvmlSource()
 
 
-def open_file(path: Path, clock: Clock | None = None, description: str | None = None) -> ReplaySource:
+def open_file(path: Path, clock: Clock | None = None, description: str | None = None) -> Opened:
     """A replay of a gputui recording or of an nvidia-smi log, told apart by their first bytes."""
     name = str(path)
     if not path.exists():
@@ -61,10 +73,14 @@ def open_file(path: Path, clock: Clock | None = None, description: str | None = 
         from gputui.sources.recording import RecordingReader
 
         store = RecordingReader(path)
-        return ReplaySource(store, description or f"recording {path.name}", clock)
+        notice = None
+        if store.damaged:
+            notice = f"{name}: recording was not closed cleanly; showing its {store.frame_count} complete frames"
+        return Opened(ReplaySource(store, description or f"recording {path.name}", clock), notice)
     from gputui.sources.nvsmi import load_nvsmi_log, sniff_nvsmi
 
     if sniff_nvsmi(path) is None:
         raise SourceError(f"{name}: not a gputui recording or nvidia-smi log (expected {SOURCE_HELP})")
     log = load_nvsmi_log(path)
-    return ReplaySource(MemoryFrames(log.frames), description or f"nvidia-smi log {path.name} ({log.kind})", clock)
+    replay = ReplaySource(MemoryFrames(log.frames), description or f"nvidia-smi log {path.name} ({log.kind})", clock)
+    return Opened(replay, "; ".join(log.warnings) or None)

@@ -7,6 +7,7 @@ daemon detection and per-GPU 'lost' handling come with the live-NVML issue.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import time
@@ -166,7 +167,5 @@ class NvmlSource:
         return tuple(sorted(found.values(), key=lambda p: p.pid))
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(self.nvml.NVMLError):
             self.nvml.nvmlShutdown()
-        except self.nvml.NVMLError:
-            pass

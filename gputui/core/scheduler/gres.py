@@ -50,9 +50,9 @@ def _typed(type_text: str, count: int, option: str) -> GpuItem:
         if profile not in known_profiles():
             raise RequestError(f"{option}: unknown MIG profile {type_text!r}")
         m = _PROFILE.search(type_text)
-        prefix = type_text[: m.start()] if m else ""
-        prefix = re.sub(r"^mig$", "", prefix, flags=re.IGNORECASE).strip("_-") or None
-        return GpuItem("mig", count, gpu_type=prefix.lower() if prefix else None, profile=profile)
+        head = type_text[: m.start()] if m else ""
+        prefix = re.sub(r"^mig$", "", head, flags=re.IGNORECASE).strip("_-")
+        return GpuItem("mig", count, gpu_type=prefix.lower() or None, profile=profile)
     return GpuItem("gpu", count, gpu_type=type_text.lower())
 
 

@@ -11,7 +11,9 @@ _NAME_CHARS = re.compile(r"^[A-Za-z0-9_.\-]+$")
 
 
 def _split_top_level(text: str, option: str) -> list[str]:
-    parts, depth, cur = [], 0, []
+    parts: list[str] = []
+    cur: list[str] = []
+    depth = 0
     for ch in text:
         if ch == "[":
             depth += 1
@@ -95,11 +97,11 @@ def compress_hostlist(names: list[str] | tuple[str, ...]) -> str:
             order.append(key)
         groups[key].append(int(m.group(2)))
     out: list[str] = []
-    for key in order:
-        if isinstance(key, str):
-            out.append(key)
+    for entry in order:
+        if isinstance(entry, str):
+            out.append(entry)
             continue
-        prefix, width, suffix = key
+        prefix, width, suffix = key = entry
         nums = sorted(set(groups[key]))
         if len(nums) == 1:
             out.append(f"{prefix}{str(nums[0]).zfill(width)}{suffix}")

@@ -34,10 +34,8 @@ class Job:
     backfilled: bool = False
     blocked_by: int | None = None  # for reason Priority: the head job whose reservation it would delay
     shape: tuple = ()  # request.shape, kept: the pass compares it for every pending job
-    failed_stamp: int = -1
-    blocked_on: tuple | None = (
-        None  # (release stamp, head reservation) when backfill last refused it  # release stamp when it last did not fit; unchanged stamp: it still does not fit
-    )
+    failed_stamp: int = -1  # release stamp when it last did not fit; while unchanged, it still does not fit
+    blocked_on: tuple | None = None  # (release stamp, head reservation) when backfill last refused it
 
     @property
     def sort_key(self) -> tuple[int, int]:

@@ -177,15 +177,15 @@ def parse_tokens(tokens: Sequence[str], raw: RawOptions | None = None) -> RawOpt
                 raw.ignored.append(f"--{_IGNORED_SHORT[letter]}")
                 i += 1
                 continue
-            name = _SHORT.get(letter)
-            if name is None:
+            long_name = _SHORT.get(letter)
+            if long_name is None:
                 raise RequestError(f"unsupported option -{letter}")
             if not attached:
                 if i + 1 >= len(tokens):
                     raise RequestError(f"-{letter} needs a value")
                 i += 1
                 attached = tokens[i]
-            _apply(raw, name, attached)
+            _apply(raw, long_name, attached)
         else:
             raw.command = list(tokens[i:])  # the first word that is no option starts the command
             break

@@ -1,4 +1,4 @@
-"""MPS placement: a percentage share of K GPUs per node, only on GPUs whose MPS daemon runs and that no job holds whole."""
+"""MPS placement: a percentage share of K GPUs per node, only on MPS GPUs that no job holds whole."""
 
 from __future__ import annotations
 

@@ -60,17 +60,17 @@ def _span(state: ClusterState, ask: Ask, total: int, policy: Policy) -> Allocati
     req, key, mem = ask.request, ask.key, ask.request.mem_per_gpu_mib
     fixed = req.nodes
     picks: list[tuple[NodeState, list[GpuUnit]]] = []
-    for node in ask.required:
-        free = free_whole(node, key, mem)
+    for req_node in ask.required:
+        free = free_whole(req_node, key, mem)
         if not free:
             return None
-        picks.append((node, free))
+        picks.append((req_node, free))
     have = sum(len(f) for _, f in picks)
     used = ask.required_mask
     while (have < total and fixed is None) or (fixed is not None and len(picks) < fixed):
         others = ask.allowed & ~used
         rest = total - have
-        node = None
+        node: NodeState | None = None
         if fixed is None or len(picks) == fixed - 1:  # the last node: the tightest that completes the job
             for m in state.nodes_with(key, rest, others, policy.ascending):
                 for i in bits(m):

@@ -288,9 +288,9 @@ class ClusterState:
         for n in self.nodes:
             unpristine = 0
             for g in n.gpus:
-                c = self.contribution(g)
-                assert c == g.contrib, f"{n.name} GPU {g.index}: contribution {g.contrib} != {c}"
-                for k, v in c.items():
+                contrib = self.contribution(g)
+                assert contrib == g.contrib, f"{n.name} GPU {g.index}: contribution {g.contrib} != {contrib}"
+                for k, v in contrib.items():
                     counts.setdefault(k, {})[n.idx] = counts.setdefault(k, {}).get(n.idx, 0) + v
                 unpristine += not self.is_pristine(g)
             assert unpristine == n.unpristine, f"{n.name}: unpristine {n.unpristine} != {unpristine}"

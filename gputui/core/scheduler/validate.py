@@ -71,10 +71,9 @@ def check(state: ClusterState, cap: StaticCapacity, req: JobRequest) -> None:
         raise RequestError(f"--gpus: no node has GPU type {req.gpu_type!r}")
     if req.kind == "count":
         if req.gpus_per_node is not None and req.gpus_per_node > cap.per_tag_max.get(tag, 0):
+            kind = f"{req.gpu_type} " if req.gpu_type else ""
             raise RequestError(
-                f"--gpus-per-node={req.gpus_per_node}: no node has that many {req.gpu_type or ''} GPUs".replace(
-                    "  ", " "
-                )
+                f"--gpus-per-node / --gres=gpu:{req.gpus_per_node}: no node has {req.gpus_per_node} {kind}GPUs"
             )
         if req.gpus is not None and req.gpus > cap.per_tag_total.get(tag, 0):
             raise RequestError(f"--gpus={req.gpus}: the cluster has {cap.per_tag_total.get(tag, 0)} such GPUs")

@@ -122,7 +122,7 @@ def encode(changes: list[tuple[str, Any]], table: PathTable) -> bytes:
             _put_varint(buf, _zigzag(round(value * 100)))
         elif tag == _FLOAT8:
             buf += struct.pack("<d", value)
-        elif tag == _STR or tag == _JSON:
+        elif tag in (_STR, _JSON):
             raw = (value if tag == _STR else json.dumps(value, separators=(",", ":"))).encode()
             _put_varint(buf, len(raw))
             buf += raw
@@ -145,7 +145,7 @@ def _values(data: bytes | memoryview, table: PathTable) -> Iterator[tuple[int, A
             table.add(bytes(data[pos : pos + n]).decode())
             pos += n
         value: Any
-        if tag == _INT or tag == _FLOAT2:
+        if tag in (_INT, _FLOAT2):
             z = data[pos]
             pos += 1
             if z >= 0x80:

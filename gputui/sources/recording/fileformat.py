@@ -60,7 +60,9 @@ def read_header(data: bytes, name: str) -> tuple[dict, int]:
         raise RecordingError(f"{name}: recording header does not name the format '{FORMAT_NAME}'")
     schema = meta.get("schema")
     if schema != SCHEMA_VERSION:
-        raise RecordingError(f"{name}: recording schema {schema} is not supported (this gputui reads schema {SCHEMA_VERSION})")
+        raise RecordingError(
+            f"{name}: recording schema {schema} is not supported (this gputui reads schema {SCHEMA_VERSION})"
+        )
     return meta, end + 1
 
 
