@@ -31,13 +31,13 @@ class _Bad(Exception):
 
 
 @cache
-def _names(cls: type) -> tuple[str, ...]:
+def _names(cls: Any) -> tuple[str, ...]:
     return tuple(f.name for f in fields(cls))
 
 
 def to_data(obj: Any) -> Any:
     """Turn a snapshot (or any part of one) into JSON-ready dicts, lists and scalars."""
-    cls = type(obj)
+    cls: Any = type(obj)
     if cls is tuple or cls is list:
         return [to_data(x) for x in obj]
     if hasattr(cls, "__dataclass_fields__"):
@@ -135,7 +135,7 @@ def _compile_dataclass(cls: type) -> Converter:
 def from_data(cls: type[T], data: Any, path: str = "$") -> T:
     """Build ``cls`` from the output of :func:`to_data`, checking every value's type."""
     try:
-        return typing.cast(T, _compile(cls)(data))
+        return typing.cast(T, _compile(typing.cast(Any, cls))(data))
     except _Bad as e:
         raise SnapshotFormatError(f"{path}{''.join(reversed(e.parts))}: {e.message}") from None
 

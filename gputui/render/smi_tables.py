@@ -126,7 +126,7 @@ def gpu_table(node: NodeSnapshot) -> Table:
 
 
 def mig_table(node: NodeSnapshot) -> Table | None:
-    rows = []
+    rows: list[tuple[Text | str, ...]] = []
     for g in node.gpus:
         for gi in g.gpu_instances:
             placement = NA if gi.placement_start is None else f"{gi.placement_start}:{na(gi.placement_size)}"
@@ -293,7 +293,7 @@ def print_snapshot(console: Console, snap: ClusterSnapshot, nodes: Iterable[str]
             width=width,
             highlight=False,
             force_terminal=console.is_terminal,
-            color_system=console.color_system or None,
+            color_system=console.color_system or None,  # type: ignore[arg-type]
             no_color=console.no_color,
         )
     for part in parts:

@@ -43,13 +43,14 @@ def _proc_user_and_command(pid: int) -> tuple[str | None, str | None]:
 class NvmlSource:
     """A source polling the local driver; raises NvmlUnavailable when no driver answers."""
 
-    def __init__(self, nvml: ModuleType | None = None, node_name: str | None = None) -> None:
+    def __init__(self, nvml: ModuleType | Any = None, node_name: str | None = None) -> None:
         if nvml is None:
             try:
-                import pynvml as nvml
+                import pynvml
             except ImportError:
                 raise NvmlUnavailable("NVML not available: the nvidia-ml-py package is not installed") from None
-        self.nvml = nvml
+            nvml = pynvml
+        self.nvml: Any = nvml
         try:
             nvml.nvmlInit()
         except nvml.NVMLError as e:
