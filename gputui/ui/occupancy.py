@@ -32,7 +32,7 @@ class ProcessRow:
 def _is_server(p: ProcessInfo, server_pid: int | None) -> bool:
     if server_pid is not None and p.pid == server_pid:
         return True
-    return bool(p.command) and p.command.rsplit("/", 1)[-1].startswith(MPS_SERVER_COMMAND)
+    return p.command is not None and p.command.rsplit("/", 1)[-1].startswith(MPS_SERVER_COMMAND)
 
 
 def _client_row(c: MpsClient, proc: ProcessInfo | None) -> ProcessRow:

@@ -1,0 +1,122 @@
+"""Rich Text for single table cells: gauges, N/A, temperatures, power, modes and badges.
+
+Every function takes the value as the snapshot holds it, where ``None`` is N/A, and never raises
+on odd values: a cell shows what it knows and marks the rest.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from gputui.core.model import GpuSnapshot
+from gputui.ui.palette import Palette
+
+NA = "N/A"
+LOST_MARK = "✖ LOST"
+_PARTIAL = " ▏▎▍▌▋▊▉"
+
+_MODE_SHORT = {
+    "Default": "Default",
+    "Exclusive_Process": "E.Proc",
+    "Exclusive_Thread": "E.Thrd",
+    "Prohibited": "Prohib",
+}
+
+
+def na(p: Palette, text: str = NA) -> Text:
+    return Text(text, style=p.na)
+
+
+def lost(p: Palette) -> Text:
+    return Text(LOST_MARK, style=p.lost)
+
+
+def bar(fraction: float, width: int, p: Palette, style_percent: float | None = None) -> Text:
+    """A horizontal bar of ``width`` cells in eighths; coloured by ``style_percent`` (default: the fill)."""
+    fraction = min(max(fraction, 0.0), 1.0)
+    eighths = round(fraction * width * 8)
+    full, part = divmod(eighths, 8)
+    filled = "█" * full + (_PARTIAL[part] if part and full < width else "")
+    level = p.level(fraction * 100 if style_percent is None else style_percent)
+    t = Text(filled, style=level)
+    t.append("░" * (width - len(filled)), style=p.gauge_empty)
+    return t
+
+
+def percent_gauge(value: int | None, width: int, p: Palette) -> Text:
+    """'██▌░░░  31%' for a 0-100 value, N/A when unknown."""
+    if value is None:
+        return na(p)
+    t = bar(value / 100, width, p) if width > 0 else Text()
+    t.append(f"{value:4d}%", style=p.text)
+    return t
+
+
+def gib(mib: int) -> str:
+    return f"{mib / 1024:.1f}"
+
+
+def memory_label(used: int | None, total: int | None) -> str:
+    if total is None:
+        return NA if used is None else f"{gib(used)}G"
+    u = NA if used is None else gib(used)
+    return f"{u}/{total / 1024:.0f}G"
+
+
+def memory_gauge(used: int | None, total: int | None, width: int, p: Palette) -> Text:
+    """'███░░ 23.5/80G'; the bar is drawn only when both values are known."""
+    if used is None and total is None:
+        return na(p)
+    label = memory_label(used, total)
+    if used is None or not total:
+        return Text(" " * (width + 1) if width else "", style=p.text) + na(p, label)
+    t = bar(used / total, width, p) if width > 0 else Text()
+    t.append(f" {label}", style=p.text)
+    return t
+
+
+def temperature(value: int | None, p: Palette) -> Text:
+    if value is None:
+        return na(p)
+    style = p.gauge_high if value >= 85 else p.gauge_mid if value >= 75 else p.text
+    return Text(f"{value}°C", style=style)
+
+
+def power(draw: float | None, limit: float | None, p: Palette) -> Text:
+    if draw is None:
+        return na(p) if limit is None else na(p, f"N/A/{limit:.0f}W")
+    if limit is None:
+        return Text(f"{draw:.0f}W", style=p.text)
+    style = p.gauge_high if limit and draw / limit >= 0.95 else p.text
+    return Text(f"{draw:.0f}/{limit:.0f}W", style=style)
+
+
+def compute_mode(mode: str | None, p: Palette, short: bool = True) -> Text:
+    if mode is None:
+        return na(p)
+    return Text(_MODE_SHORT.get(mode, mode) if short else mode, style=p.text if mode == "Default" else p.accent)
+
+
+def badges(gpu: GpuSnapshot, p: Palette) -> Text:
+    """'MIG 3' (GPU instances) and 'MPS 2' (clients); 'MIG→on' / 'MIG→off' when a mode change is pending."""
+    t = Text()
+    if gpu.mig_enabled:
+        t.append(f"MIG {len(gpu.gpu_instances)}", style=p.mig)
+    pending = gpu.mig_mode_pending
+    if pending is not None and gpu.mig_mode_current is not None and pending != gpu.mig_mode_current:
+        t.append(" " if t else "")
+        t.append("MIG→on" if pending else "MIG→off", style=p.warn)
+    if gpu.mps is not None and gpu.mps.running:
+        t.append(" " if t else "")
+        t.append(f"MPS {len(gpu.mps.clients)}", style=p.mps)
+    return t
+
+
+def short_name(name: str | None) -> str | None:
+    """'NVIDIA A100-SXM4-40GB' -> 'A100-SXM4-40GB'."""
+    if name is None:
+        return None
+    for prefix in ("NVIDIA ", "Tesla ", "GeForce "):
+        if name.startswith(prefix):
+            name = name[len(prefix) :]
+    return name

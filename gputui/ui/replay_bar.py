@@ -1,0 +1,134 @@
+"""The replay bar: recorded time, position, play state and speed, plus the seek input behind 'g'."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import Input
+
+from gputui.ui.palette import PLAIN, Palette
+from gputui.ui.seek_time import HELP, format_time
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayState:
+    """What the bar shows; copied from the replay source after every change."""
+
+    playing: bool
+    speed: float
+    position: int
+    frame_count: int
+    time: float
+    start_time: float
+    end_time: float
+
+
+def _clock(seconds: float) -> str:
+    s = max(0, int(seconds))
+    return f"{s // 3600:02d}:{s % 3600 // 60:02d}:{s % 60:02d}"
+
+
+def render_state(state: ReplayState, width: int, p: Palette = PLAIN) -> Text:
+    """'▶ 2x  2024-05-01 12:03:04 UTC  frame 120 / 3600  ━━━●───  00:02:00 / 01:00:00'."""
+    t = Text()
+    if state.playing:
+        t.append(" ▶ playing ", style=p.accent)
+    elif state.position >= state.frame_count - 1 and state.frame_count > 1:
+        t.append(" ■ at end  ", style=p.muted)
+    else:
+        t.append(" ‖ paused  ", style=p.muted)
+    t.append(f"{state.speed:g}x ".rjust(5), style=p.text)
+    t.append(f" {format_time(state.time)} ", style=p.text)
+    t.append(f" frame {state.position + 1} / {state.frame_count} ", style=p.text)
+    tail = f" {_clock(state.time - state.start_time)} / {_clock(state.end_time - state.start_time)}"
+    room = width - t.cell_len - len(tail) - 2
+    if room >= 10:
+        span = max(1, state.frame_count - 1)
+        at = round(state.position / span * (room - 1))
+        t.append(" ")
+        t.append("━" * at, style=p.accent)
+        t.append("●", style=p.accent)
+        t.append("─" * (room - 1 - at), style=p.gauge_empty)
+    t.append(tail, style=p.muted)
+    return t
+
+
+class ReplayStatus(Widget):
+    """One line drawn from the current ReplayState at the widget's width."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.state: ReplayState | None = None
+        self.palette: Palette = PLAIN
+
+    def show(self, state: ReplayState) -> None:
+        if state != self.state:
+            self.state = state
+            self.refresh()
+
+    def render(self) -> Text:
+        if self.state is None:
+            return Text("")
+        return render_state(self.state, self.size.width, self.palette)
+
+
+class ReplayBar(Horizontal):
+    """The status line and, while seeking, an input for the target time."""
+
+    BINDINGS = [Binding("escape", "close_seek", "Cancel", show=False)]
+
+    class SeekRequested(Message):
+        """The user typed a time to go to."""
+
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._return_focus: Widget | None = None
+
+    def compose(self) -> ComposeResult:
+        yield ReplayStatus(id="replay-status")
+        yield Input(placeholder=f"go to: {HELP}", id="seek")
+
+    def on_mount(self) -> None:
+        self.query_one("#seek", Input).display = False
+
+    @property
+    def status(self) -> ReplayStatus:
+        return self.query_one(ReplayStatus)
+
+    @property
+    def seeking(self) -> bool:
+        return bool(self.query_one("#seek", Input).display)
+
+    def open_seek(self) -> None:
+        box = self.query_one("#seek", Input)
+        if not box.display:
+            self._return_focus = self.screen.focused
+        box.value = ""
+        box.display = True
+        box.focus()
+
+    def action_close_seek(self) -> None:
+        box = self.query_one("#seek", Input)
+        box.display = False
+        back = self._return_focus
+        self._return_focus = None
+        if back is not None and back.is_attached:
+            back.focus()
+        else:
+            self.screen.focus_next()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        text = event.value
+        self.action_close_seek()
+        self.post_message(self.SeekRequested(text))

@@ -1,0 +1,83 @@
+"""Replay key actions of the app: each changes the replay source and redraws at once, also while paused."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, cast
+
+from gputui.core.errors import GputuiError
+from gputui.sources.replay import ReplaySource
+from gputui.ui.replay_bar import ReplayBar, ReplayState
+from gputui.ui.seek_time import parse_seek
+
+if TYPE_CHECKING:
+    from gputui.ui.app import GputuiApp
+
+
+class ReplayControls:
+    """Mixed into the app; ``replay`` is None for live sources, and then every method here is a no-op."""
+
+    replay: ReplaySource | None
+    _source_lock: threading.Lock
+    _generation: int
+
+    @property
+    def _host(self) -> GputuiApp:
+        return cast("GputuiApp", self)
+
+    def _control(self, change: Callable[[ReplaySource], object]) -> None:
+        replay = self.replay
+        if replay is None:
+            return
+        with self._source_lock:
+            # A poll that started before this change must not overwrite its result.
+            self._generation += 1
+            change(replay)
+            snap = replay.current()
+        self._host.apply_snapshot(snap)
+        self._host.schedule_poll()
+
+    def replay_state(self) -> ReplayState | None:
+        r = self.replay
+        if r is None:
+            return None
+        with self._source_lock:
+            return ReplayState(r.playing, r.speed, r.position, r.frame_count, r.time, r.start_time, r.end_time)
+
+    def _show_replay_state(self) -> None:
+        state = self.replay_state()
+        if state is not None:
+            self._host.query_one(ReplayBar).status.show(state)
+
+    def action_replay_toggle(self) -> None:
+        self._control(lambda r: r.toggle())
+
+    def action_replay_step(self, frames: int) -> None:
+        self._control(lambda r: r.step(frames))
+
+    def action_replay_jump(self, seconds: float) -> None:
+        self._control(lambda r: r.jump(seconds))
+
+    def action_replay_faster(self) -> None:
+        self._control(lambda r: r.faster())
+
+    def action_replay_slower(self) -> None:
+        self._control(lambda r: r.slower())
+
+    def action_replay_seek(self) -> None:
+        if self.replay is not None:
+            self._host.query_one(ReplayBar).open_seek()
+
+    def on_replay_bar_seek_requested(self, message: ReplayBar.SeekRequested) -> None:
+        replay = self.replay
+        if replay is None:
+            return
+        try:
+            target = parse_seek(message.text, current=replay.time, start=replay.start_time, end=replay.end_time)
+        except GputuiError as e:
+            self._host.notify(str(e), severity="error", timeout=6)
+            return
+        if not replay.start_time <= target <= replay.end_time:
+            self._host.notify("that time is outside the recording: went to the nearest end", timeout=4)
+        self._control(lambda r: r.seek(min(max(target, r.start_time), r.end_time)))
