@@ -13,7 +13,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--readonly", action="store_true", help="hide every action that changes something")
     p.add_argument("--theme", metavar="NAME", help="colour theme: gputui-dark (default), gputui-light, gputui-contrast")
     p.add_argument("--interval", type=float, default=1.0, metavar="S", help="seconds between polls (default 1)")
-    p.add_argument("--play", action="store_true", help="start a replay playing instead of paused")
+    p.add_argument("--paused", action="store_true", help="start a replay paused on its first frame (default: playing)")
     p.set_defaults(run=run)
 
 
@@ -25,7 +25,7 @@ def run(args: argparse.Namespace) -> int:
     if args.interval <= 0:
         raise GputuiError(f"--interval {args.interval:g}: must be more than 0 seconds")
     opened = open_source(args.source)
-    if isinstance(opened.source, ReplaySource) and args.play:
+    if isinstance(opened.source, ReplaySource) and not args.paused:
         opened.source.play()
     from gputui.ui.app import create_app
 
