@@ -36,6 +36,7 @@ class Job:
     shape: tuple = ()  # request.shape, kept: the pass compares it for every pending job
     failed_stamp: int = -1  # release stamp when it last did not fit; while unchanged, it still does not fit
     blocked_on: tuple | None = None  # (release stamp, head reservation) when backfill last refused it
+    end_reason: str | None = None  # why it ended, when not by itself (an MPS daemon restart)
 
     @property
     def sort_key(self) -> tuple[int, int]:

@@ -263,6 +263,24 @@ class Scheduler:
         job.state = CANCELLED
         job.end_time = now
 
+    def mps_restarted(self, node: str, gpu_indices: Collection[int], now: float, reason: str) -> list[int]:
+        """An MPS control daemon on ``node`` restarted: its clients died, so every running job holding an MPS
+        share of one of ``gpu_indices`` there fails with ``reason``. Returns their ids, in submit order."""
+        gpus = set(gpu_indices)
+        hit = [
+            j
+            for j in sorted(self.running.values(), key=lambda j: j.seq)
+            if j.allocation is not None
+            and any(
+                ng.node == node and any(g.mps_percent is not None and g.index in gpus for g in ng.gpus)
+                for ng in j.allocation.nodes
+            )
+        ]
+        for job in hit:
+            self.finish(job.id, now, ok=False)
+            job.end_reason = reason
+        return [j.id for j in hit]
+
     def expired(self, now: float) -> list[int]:
         """Running jobs past their time limit, for a runner to stop."""
         return [j.id for j in self.running.values() if (e := j.expected_end) is not None and e <= now]
