@@ -19,6 +19,8 @@ SUBCOMMANDS = {
     "snapshot": "snapshot_cmd",
     "mig": "mig_cmd",
     "plan": "plan_cmd",
+    "record": "record_cmd",
+    "mps": "mps_cmd",
 }
 
 
