@@ -1,172 +1,218 @@
-"""Live snapshots from the NVIDIA driver through NVML (nvidia-ml-py).
+"""Live snapshots of the local GPUs from the NVIDIA driver through NVML (nvidia-ml-py).
 
-This is the first cut: whole-GPU fields, MIG devices and processes. Every NVML call goes through
-``_get``, which turns an unsupported or refused query into N/A. GPU-instance placements, MPS
-daemon detection and per-GPU 'lost' handling come with the live-NVML issue.
+Every NVML call goes through :class:`~gputui.sources.nvml_calls.NvmlCalls`: what a GPU cannot answer is
+N/A, and a GPU that NVML reports lost is marked ``lost`` (keeping its identity) while the other GPUs keep
+updating; it is asked again on the next poll and comes back when it answers. MPS daemons are found in
+/proc, user and command of each process too.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
+import logging
 import socket
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
 from gputui.core.errors import NvmlUnavailable
-from gputui.core.model import ClusterSnapshot, ComputeInstance, GpuInstance, GpuSnapshot, NodeSnapshot, ProcessInfo
+from gputui.core.model import ClusterSnapshot, GpuSnapshot, NodeSnapshot
+from gputui.mps.attach import mps_for_gpu
+from gputui.mps.detect import MpsScan, MpsScanner
+from gputui.sources.nvml_calls import GpuLost, NvmlCalls, text
+from gputui.sources.nvml_mig import MigReader
+from gputui.sources.nvml_procs import read_processes
+from gputui.sources.proc_info import ProcInfo, user_name
 
-_COMPUTE_MODES = {0: "Default", 1: "Exclusive_Thread", 2: "Prohibited", 3: "Exclusive_Process"}
+log = logging.getLogger("gputui.nvml")
+
+MIB = 1 << 20
+COMPUTE_MODES = {0: "Default", 1: "Exclusive_Thread", 2: "Prohibited", 3: "Exclusive_Process"}
+CUDA_VERSION = ("nvmlSystemGetCudaDriverVersion_v2", "nvmlSystemGetCudaDriverVersion")
 
 
-def _text(v: Any) -> str:
-    return v.decode() if isinstance(v, bytes) else str(v)
+@dataclass(slots=True)
+class _Gpu:
+    """What the source keeps between polls for one GPU index."""
+
+    mig: MigReader
+    handle: Any = None
+    uuid: str | None = None
+    name: str | None = None
+    pci_bus_id: str | None = None
+    mig_mode: bool | None = None
+    lost: bool = False
+    last: GpuSnapshot | None = None
 
 
-def _proc_user_and_command(pid: int) -> tuple[str | None, str | None]:
+def load_nvml() -> Any:
     try:
-        uid = os.stat(f"/proc/{pid}").st_uid
-        import pwd
-
-        user: str | None = pwd.getpwuid(uid).pw_name
-    except (OSError, KeyError):
-        user = None
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            cmd = f.read().replace(b"\0", b" ").decode(errors="replace").strip() or None
-    except OSError:
-        cmd = None
-    return user, cmd
+        import pynvml
+    except ImportError:
+        raise NvmlUnavailable("NVML not available: the nvidia-ml-py package is not installed") from None
+    return pynvml
 
 
 class NvmlSource:
-    """A source polling the local driver; raises NvmlUnavailable when no driver answers."""
+    """A source polling the local driver; raises NvmlUnavailable when no library or no driver answers."""
 
-    def __init__(self, nvml: ModuleType | Any = None, node_name: str | None = None) -> None:
-        if nvml is None:
-            try:
-                import pynvml
-            except ImportError:
-                raise NvmlUnavailable("NVML not available: the nvidia-ml-py package is not installed") from None
-            nvml = pynvml
-        self.nvml: Any = nvml
-        try:
-            nvml.nvmlInit()
-        except nvml.NVMLError as e:
-            raise NvmlUnavailable(f"NVML not available: {e}") from None
-        except OSError as e:  # a broken libnvidia-ml.so
-            raise NvmlUnavailable(f"NVML not available: {e}") from None
+    def __init__(
+        self,
+        nvml: ModuleType | Any = None,
+        node_name: str | None = None,
+        *,
+        proc_root: str = "/proc",
+        users: Callable[[int], str | None] = user_name,
+        clock: Callable[[], float] = time.time,
+        mig_refresh_every: int = 10,
+    ) -> None:
+        self.nvml: Any = nvml if nvml is not None else load_nvml()
+        self._init()
+        self.calls = NvmlCalls(self.nvml)
         self.node_name = node_name or socket.gethostname()
         self.description = f"live NVML on {self.node_name}"
-        self.driver_version = self._get(nvml.nvmlSystemGetDriverVersion)
-        cuda = self._get(nvml.nvmlSystemGetCudaDriverVersion)
+        self.clock = clock
+        self.mig_refresh_every = mig_refresh_every
+        self.proc = ProcInfo(proc_root, users)
+        self.mps = MpsScanner(proc_root, users=users)
+        self._gpus: dict[int, _Gpu] = {}
+        self._driver_down = False
+        try:
+            self.driver_version = self.calls("nvmlSystemGetDriverVersion", None)
+            cuda = self.calls.first(CUDA_VERSION, None)
+        except GpuLost as e:
+            raise NvmlUnavailable(f"NVML not available: {e.reason}") from None
         self.cuda_version = None if cuda is None else f"{cuda // 1000}.{cuda % 1000 // 10}"
 
-    def _get(self, fn: Any, *args: Any) -> Any:
-        """Call NVML; an error becomes N/A (None) instead of an exception."""
+    def _init(self) -> None:
         try:
-            v = fn(*args)
-        except self.nvml.NVMLError:
-            return None
-        return _text(v) if isinstance(v, bytes) else v
+            self.nvml.nvmlInit()
+        except OSError as e:  # a broken libnvidia-ml.so
+            raise NvmlUnavailable(f"NVML not available: {e}") from None
+        except Exception as e:
+            if isinstance(e, getattr(self.nvml, "NVMLError", ())):
+                raise NvmlUnavailable(f"NVML not available: {e}") from None
+            raise
 
+    # -- polling -----------------------------------------------------------------------------
     def poll(self) -> ClusterSnapshot:
-        n = self.nvml
-        count = self._get(n.nvmlDeviceGetCount) or 0
-        gpus = tuple(self._gpu(i) for i in range(count))
-        node = NodeSnapshot(self.node_name, gpus, self.driver_version, self.cuda_version)
-        return ClusterSnapshot(time.time(), (node,), self.description)
+        t = self.clock()
+        gpus: list[GpuSnapshot] = []
+        try:
+            if self._driver_down:
+                self._reinit()
+            count = self.calls("nvmlDeviceGetCount", None) or 0
+        except (GpuLost, NvmlUnavailable) as e:
+            if not self._driver_down:
+                log.warning("NVML stopped answering: %s; every GPU is shown as lost", e)
+            self._driver_down = True
+            gpus = [self._lost(i, st) for i, st in sorted(self._gpus.items())]
+        else:
+            self._driver_down = False
+            try:
+                scan: MpsScan | None = self.mps.scan()
+            except OSError:
+                scan = None
+            gpus = [self._gpu(i, scan) for i in range(count)]
+            self.proc.keep_only(p.pid for g in gpus for p in g.processes)
+        node = NodeSnapshot(self.node_name, tuple(gpus), self.driver_version, self.cuda_version)
+        return ClusterSnapshot(t, (node,), self.description)
 
-    def _gpu(self, i: int) -> GpuSnapshot:
-        n, g = self.nvml, self._get
-        h = g(n.nvmlDeviceGetHandleByIndex, i)
-        if h is None:
-            return GpuSnapshot(index=i, lost=True)
-        mem = g(n.nvmlDeviceGetMemoryInfo, h)
-        util = g(n.nvmlDeviceGetUtilizationRates, h)
-        pci = g(n.nvmlDeviceGetPciInfo, h)
-        power = g(n.nvmlDeviceGetPowerUsage, h)
-        limit = g(n.nvmlDeviceGetEnforcedPowerLimit, h)
-        mig = g(n.nvmlDeviceGetMigMode, h)
-        pstate = g(n.nvmlDeviceGetPerformanceState, h)
-        persistence = g(n.nvmlDeviceGetPersistenceMode, h)
-        mode = g(n.nvmlDeviceGetComputeMode, h)
+    def _reinit(self) -> None:
+        with contextlib.suppress(Exception):
+            self.nvml.nvmlShutdown()
+        self._init()
+        for st in self._gpus.values():
+            st.handle = None
+
+    def _state(self, i: int) -> _Gpu:
+        st = self._gpus.get(i)
+        if st is None:
+            st = self._gpus[i] = _Gpu(MigReader(self.calls, i, self.mig_refresh_every))
+        return st
+
+    def _gpu(self, i: int, scan: MpsScan | None) -> GpuSnapshot:
+        st = self._state(i)
+        try:
+            snap = self._read(i, st, scan)
+        except GpuLost as e:
+            if not st.lost:
+                log.warning("GPU %d lost: %s", i, e.reason)
+            return self._lost(i, st)
+        if st.lost:
+            log.warning("GPU %d answers again", i)
+        st.lost, st.last = False, snap
+        return snap
+
+    def _lost(self, i: int, st: _Gpu) -> GpuSnapshot:
+        """The GPU marked lost, with what is known of it: identity and memory size."""
+        st.lost, st.handle = True, None
+        self.calls.forget(i)
+        st.mig = MigReader(self.calls, i, self.mig_refresh_every)
+        total = st.last.memory_total_mib if st.last is not None else None
+        return GpuSnapshot(i, st.uuid, st.name, st.pci_bus_id, memory_total_mib=total, lost=True)
+
+    def _read(self, i: int, st: _Gpu, scan: MpsScan | None) -> GpuSnapshot:
+        n, c = self.nvml, self.calls
+        if st.handle is None:
+            st.handle = c("nvmlDeviceGetHandleByIndex", i, i)
+            if st.handle is None:
+                raise GpuLost(i, "no handle")
+            st.uuid = c("nvmlDeviceGetUUID", i, st.handle)
+            st.name = c("nvmlDeviceGetName", i, st.handle)
+            pci = c("nvmlDeviceGetPciInfo", i, st.handle)
+            st.pci_bus_id = None if pci is None else str(text(pci.busId))
+        h = st.handle
+        mig = c("nvmlDeviceGetMigMode", i, h)
         mig_current = None if mig is None else bool(mig[0])
+        if st.mig_mode is not None and mig_current != st.mig_mode:
+            c.forget(i)  # answers such as utilization change with the MIG mode
+            st.mig = MigReader(c, i, self.mig_refresh_every)
+        st.mig_mode = mig_current
+        mem = c("nvmlDeviceGetMemoryInfo", i, h)
+        util = c("nvmlDeviceGetUtilizationRates", i, h)
+        power = c("nvmlDeviceGetPowerUsage", i, h)
+        limit = c("nvmlDeviceGetEnforcedPowerLimit", i, h)
+        pstate = c("nvmlDeviceGetPerformanceState", i, h)
+        mode = c("nvmlDeviceGetComputeMode", i, h)
+        persistence = c("nvmlDeviceGetPersistenceMode", i, h)
+        clock_types = (
+            getattr(n, "NVML_CLOCK_GRAPHICS", 0),
+            getattr(n, "NVML_CLOCK_SM", 1),
+            getattr(n, "NVML_CLOCK_MEM", 2),
+        )
+        graphics, sm, memory = (c("nvmlDeviceGetClockInfo", i, h, k, key=k) for k in clock_types)
+        gis = st.mig.read(h, st.name) if mig_current else ()
+        procs = read_processes(c, i, h, self.proc, st.mig.devices if mig_current else None)
+        mig_uuids = tuple(ci.mig_uuid for gi in gis for ci in gi.compute_instances if ci.mig_uuid)
         return GpuSnapshot(
             index=i,
-            uuid=g(n.nvmlDeviceGetUUID, h),
-            name=g(n.nvmlDeviceGetName, h),
-            pci_bus_id=None if pci is None else _text(pci.busId),
-            memory_total_mib=None if mem is None else mem.total // (1 << 20),
-            memory_used_mib=None if mem is None else mem.used // (1 << 20),
+            uuid=st.uuid,
+            name=st.name,
+            pci_bus_id=st.pci_bus_id,
+            memory_total_mib=None if mem is None else mem.total // MIB,
+            memory_used_mib=None if mem is None else mem.used // MIB,
             utilization_gpu=None if util is None else util.gpu,
             utilization_memory=None if util is None else util.memory,
-            temperature_c=g(n.nvmlDeviceGetTemperature, h, n.NVML_TEMPERATURE_GPU),
+            temperature_c=c("nvmlDeviceGetTemperature", i, h, getattr(n, "NVML_TEMPERATURE_GPU", 0)),
             power_draw_w=None if power is None else power / 1000,
             power_limit_w=None if limit is None else limit / 1000,
-            fan_percent=g(n.nvmlDeviceGetFanSpeed, h),
-            clock_graphics_mhz=g(n.nvmlDeviceGetClockInfo, h, n.NVML_CLOCK_GRAPHICS),
-            clock_sm_mhz=g(n.nvmlDeviceGetClockInfo, h, n.NVML_CLOCK_SM),
-            clock_memory_mhz=g(n.nvmlDeviceGetClockInfo, h, n.NVML_CLOCK_MEM),
-            performance_state=None if pstate is None else f"P{pstate}",
-            compute_mode=None if mode is None else _COMPUTE_MODES.get(mode),
+            fan_percent=c("nvmlDeviceGetFanSpeed", i, h),
+            clock_graphics_mhz=graphics,
+            clock_sm_mhz=sm,
+            clock_memory_mhz=memory,
+            performance_state=None if pstate is None or not 0 <= pstate <= 15 else f"P{pstate}",
+            compute_mode=None if mode is None else COMPUTE_MODES.get(mode),
             persistence_mode=None if persistence is None else bool(persistence),
             mig_mode_current=mig_current,
             mig_mode_pending=None if mig is None else bool(mig[1]),
-            gpu_instances=self._mig(h) if mig_current else (),
-            processes=self._processes(h),
+            gpu_instances=gis,
+            mps=mps_for_gpu(scan, i, st.uuid, mig_uuids, procs.compute_pids, procs.clients or ()),
+            processes=procs.processes,
         )
 
-    def _mig(self, h: Any) -> tuple[GpuInstance, ...]:
-        n, g = self.nvml, self._get
-        by_gi: dict[int | None, list[tuple[ComputeInstance, Any]]] = {}
-        for j in range(g(n.nvmlDeviceGetMaxMigDeviceCount, h) or 0):
-            mh = g(n.nvmlDeviceGetMigDeviceHandleByIndex, h, j)
-            if mh is None:
-                continue
-            attrs = g(n.nvmlDeviceGetAttributes, mh)
-            ci = ComputeInstance(
-                ci_id=g(n.nvmlDeviceGetComputeInstanceId, mh),
-                sm_count=None if attrs is None else attrs.multiprocessorCount,
-                mig_uuid=g(n.nvmlDeviceGetUUID, mh),
-                mig_device_index=j,
-            )
-            by_gi.setdefault(g(n.nvmlDeviceGetGpuInstanceId, mh), []).append((ci, mh))
-        out = []
-        for gi_id, members in sorted(by_gi.items(), key=lambda kv: (kv[0] is None, kv[0] or 0)):
-            mem = g(n.nvmlDeviceGetMemoryInfo, members[0][1])
-            out.append(
-                GpuInstance(
-                    gi_id=gi_id,
-                    memory_total_mib=None if mem is None else mem.total // (1 << 20),
-                    memory_used_mib=None if mem is None else mem.used // (1 << 20),
-                    compute_instances=tuple(ci for ci, _ in members),
-                )
-            )
-        return tuple(out)
-
-    def _processes(self, h: Any) -> tuple[ProcessInfo, ...]:
-        n, g = self.nvml, self._get
-        found: dict[int, ProcessInfo] = {}
-        for fn, kind in ((n.nvmlDeviceGetComputeRunningProcesses, "C"), (n.nvmlDeviceGetGraphicsRunningProcesses, "G")):
-            for p in g(fn, h) or ():
-                used = getattr(p, "usedGpuMemory", None)
-                prev = found.get(p.pid)
-                user, cmd = _proc_user_and_command(p.pid)
-                gi = getattr(p, "gpuInstanceId", None)
-                ci = getattr(p, "computeInstanceId", None)
-                found[p.pid] = ProcessInfo(
-                    pid=p.pid,
-                    type="C+G" if prev is not None else kind,
-                    used_memory_mib=None if used is None else used // (1 << 20),
-                    user=user,
-                    command=cmd,
-                    gi_id=None if gi in (None, 0xFFFFFFFF) else gi,
-                    ci_id=None if ci in (None, 0xFFFFFFFF) else ci,
-                )
-        return tuple(sorted(found.values(), key=lambda p: p.pid))
-
     def close(self) -> None:
-        with contextlib.suppress(self.nvml.NVMLError):
+        with contextlib.suppress(Exception):
             self.nvml.nvmlShutdown()

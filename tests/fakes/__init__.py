@@ -1,0 +1,1 @@
+"""Test doubles: a /proc tree writer, and fake nvidia-cuda-mps-control / -server executables."""
