@@ -21,6 +21,10 @@ SUBCOMMANDS = {
     "plan": "plan_cmd",
     "record": "record_cmd",
     "mps": "mps_cmd",
+    "submit": "submit_cmd",
+    "cancel": "cancel_cmd",
+    "queue": "queue_cmd",
+    "explain": "explain_cmd",
 }
 
 

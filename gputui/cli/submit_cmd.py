@@ -1,0 +1,99 @@
+"""`gputui submit [SLURM OPTIONS] -- COMMAND...` or `gputui submit [SLURM OPTIONS] SCRIPT [ARGS]`: queue a job."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+USAGE = (
+    "gputui submit [--source SRC] [--test-only] [SLURM OPTIONS] -- COMMAND [ARG...]\n"
+    "       gputui submit [--source SRC] [--test-only] [SLURM OPTIONS] SCRIPT [ARG...]"
+)
+_OWN_FLAGS = ("-h", "--help", "--test-only")
+
+
+def split_own(words: Sequence[str]) -> tuple[list[str], list[str]]:
+    """gputui's own options (they come first) and the rest: Slurm options and the command or script."""
+    own: list[str] = []
+    i = 0
+    while i < len(words):
+        w = words[i]
+        if w in _OWN_FLAGS or w.startswith("--source="):
+            own.append(w)
+            i += 1
+        elif w == "--source":
+            own += list(words[i : i + 2])
+            i += 2
+        else:
+            break
+    return own, list(words[i:])
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "submit",
+        help="queue a job: Slurm options and a command, or a batch script with #SBATCH lines",
+        usage=USAGE,
+        description="Queue a job. Options are Slurm's (see `gputui plan --help`); gputui's own come first.",
+    )
+    p.add_argument(
+        "--source", help="the cluster: a recording, an nvidia-smi log, 'nvml' or 'demo' (default: as the dashboard)"
+    )
+    p.add_argument(
+        "--test-only", action="store_true", help="only say where the job would start now, or why it would wait"
+    )
+    p.set_defaults(run=run, words=[])
+    parse = p.parse_known_args
+
+    # Slurm's options are not gputui's: only the leading words are parsed here, the rest is the request.
+    def lenient(args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None):  # type: ignore[no-untyped-def]
+        own, rest = split_own(list(sys.argv[2:] if args is None else args))
+        ns, extra = parse(own, namespace)
+        ns.words = rest
+        return ns, extra
+
+    p.parse_known_args = lenient  # type: ignore[method-assign]
+
+
+def run(args: argparse.Namespace) -> int:
+    from gputui.jobs.errors import JobError
+    from gputui.jobs.session import open_session
+    from gputui.jobs.submission import split_sbatch
+
+    words: list[str] = args.words
+    if not words:
+        raise JobError("nothing to submit: give Slurm options and -- COMMAND, or a batch script")
+    options, script, script_args = split_sbatch(words)
+    parsable = "--parsable" in options
+    session = open_session(args.source)
+    try:
+        if session.notice:
+            print(f"gputui: {session.notice}", file=sys.stderr)
+        service = session.service
+        if args.test_only:
+            preview = service.preview(options, script=script)
+            print(preview.text)
+            for w in preview.warnings:
+                print(f"warning: {w}")
+            return 0
+        rec = service.submit(options, script_args if script else (), script=script)
+        service.tick(session.snapshot)  # starts it now if it can
+        detail = service.get(rec.id)
+        if parsable:
+            print(rec.id)
+            return 0
+        print(f"Submitted batch job {rec.id}")
+        now = detail.record
+        if now.running:
+            print(f"job {rec.id} is running on {now.allocation_text}")
+        elif now.pending:
+            print(f"job {rec.id} is pending ({detail.reason}): {detail.explanation}")
+        else:
+            print(f"job {rec.id} {now.state.lower()}: {now.end_reason or ''}")
+        holder = None if service.owner else service.store.owner(service.cluster)
+        if holder is not None:
+            print(f"(gputui pid {holder.pid} on {holder.host} owns this queue and schedules it)")
+        return 0
+    finally:
+        session.close()

@@ -1,0 +1,60 @@
+"""Plain-words views of a job for tables: granularity, allocation, state code, elapsed time."""
+
+from __future__ import annotations
+
+from gputui.core.scheduler.allocation import Allocation, GpuGrant
+from gputui.core.scheduler.hostlist import compress_hostlist
+from gputui.core.scheduler.request import JobRequest
+from gputui.core.scheduler.timespec import format_duration
+
+#: squeue's two-letter state codes.
+STATE_CODES = {"PENDING": "PD", "RUNNING": "R", "COMPLETED": "CD", "FAILED": "F", "CANCELLED": "CA"}
+
+#: request kind -> the granularity a jobs view shows.
+GRANULARITY = {"count": "node", "nodes": "node", "device": "device", "mig": "MIG", "mps": "MPS"}
+
+
+def granularity(request: JobRequest) -> str:
+    return GRANULARITY.get(request.kind, request.kind)
+
+
+def _grant_text(g: GpuGrant) -> str:
+    if g.mig is not None:
+        return f"{g.index}[{g.mig.profile} GI {g.mig.gi_id}]"
+    if g.mps_percent is not None:
+        return f"{g.index}[MPS {g.mps_percent}%]"
+    return str(g.index)
+
+
+def allocation_text(alloc: Allocation | None) -> str:
+    """``node01:0,1 node02:0``, ``node03:0[3g.20gb GI 2]``, ``node04:1[MPS 30%]``; empty when none."""
+    if alloc is None:
+        return ""
+    parts = []
+    for ng in alloc.nodes:
+        gpus = ",".join(_grant_text(g) for g in ng.gpus)
+        parts.append(f"{ng.node}:{gpus}" + (" (whole node)" if ng.exclusive else ""))
+    return " ".join(parts)
+
+
+def nodelist(alloc: Allocation | None) -> str:
+    return compress_hostlist(alloc.node_names) if alloc is not None else ""
+
+
+def clock_text(seconds: float | None) -> str:
+    """squeue's TIME column: ``M:SS``, ``H:MM:SS``, ``D-HH:MM:SS``."""
+    if seconds is None:
+        return "0:00"
+    s = max(0, int(seconds))
+    d, rest = divmod(s, 86400)
+    h, rest = divmod(rest, 3600)
+    m, sec = divmod(rest, 60)
+    if d:
+        return f"{d}-{h:02d}:{m:02d}:{sec:02d}"
+    if h:
+        return f"{h}:{m:02d}:{sec:02d}"
+    return f"{m}:{sec:02d}"
+
+
+def limit_text(limit_s: int | None) -> str:
+    return "UNLIMITED" if limit_s is None else format_duration(limit_s)

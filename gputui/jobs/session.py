@@ -1,0 +1,109 @@
+"""Which queue and runner a source gets, and opening a job service for it from the state directory.
+
+A live machine (NVML) has one queue whose jobs run as local processes; each replayed recording or log has its
+own queue of simulated jobs, on the recording's clock. All queues live in the same store.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from gputui.core.model import ClusterSnapshot
+from gputui.core.scheduler.config import SchedulerConfig
+from gputui.jobs.local_runner import LocalRunner
+from gputui.jobs.procstat import host_name
+from gputui.jobs.records import User
+from gputui.jobs.runner import Runner
+from gputui.jobs.service import JobService
+from gputui.jobs.sim_runner import SimRunner
+from gputui.jobs.store import DB_NAME, JobStore
+from gputui.sources.base import Source
+from gputui.sources.replay import ReplaySource
+from gputui.statedir import make_private_dir, state_dir
+
+#: How long a command waits for another gputui's write to finish before it says the store is locked.
+BUSY_TIMEOUT_S = 5.0
+
+
+def is_simulated(source: Source) -> bool:
+    return isinstance(source, ReplaySource)
+
+
+def cluster_key(source_arg: str | None, source: Source) -> str:
+    """``local:HOST`` for a live machine, ``replay:demo`` or ``replay:/abs/path`` for a replay."""
+    if not is_simulated(source):
+        return f"local:{host_name()}"
+    if source_arg is None or source_arg.lower() == "demo":
+        return "replay:demo"
+    return "replay:" + os.path.realpath(source_arg)
+
+
+def runner_for(source: Source, root: Path, grace_s: float = 10.0) -> Runner:
+    if is_simulated(source):
+        return SimRunner()
+    return LocalRunner(make_private_dir(root / "jobs"), grace_s=grace_s)
+
+
+def open_service(
+    source_arg: str | None,
+    source: Source,
+    *,
+    root: Path | None = None,
+    config: SchedulerConfig | None = None,
+    user: User | None = None,
+    busy_timeout_s: float = 5.0,
+    grace_s: float = 10.0,
+) -> JobService:
+    """The job service for ``source`` on the store in ``root`` (default: the user's state directory)."""
+    root = state_dir() if root is None else make_private_dir(root)
+    store = JobStore(root / DB_NAME, busy_timeout_s=busy_timeout_s)
+    return JobService(store, runner_for(source, root, grace_s), cluster_key(source_arg, source), config, user)
+
+
+@dataclass
+class Session:
+    """A command-line session: the source, the service, and the snapshot its pass ran against."""
+
+    source: Source
+    service: JobService
+    snapshot: ClusterSnapshot
+    notice: str | None = None
+
+    def close(self) -> None:
+        try:
+            self.service.close()
+        finally:
+            self.source.close()
+
+
+def _snapshot(source: Source, service: JobService) -> ClusterSnapshot:
+    """A live poll, or for a replay the frame at the queue's clock (its last frame the first time)."""
+    if isinstance(source, ReplaySource):
+        clock = service.store.clock(service.cluster)
+        t = source.end_time if clock is None else min(max(clock, source.start_time), source.end_time)
+        return source.seek(t)
+    return source.poll()
+
+
+def open_session(source_arg: str | None, busy_timeout_s: float | None = None) -> Session:
+    """Open the source the dashboard would use (NVML, else the demo) or ``source_arg``, and run one scheduling
+    pass (if no other gputui owns the queue) so that the answer reflects the present."""
+    from gputui.sources.factory import open_source
+
+    opened = open_source(source_arg)
+    try:
+        timeout = BUSY_TIMEOUT_S if busy_timeout_s is None else busy_timeout_s
+        service = open_service(source_arg, opened.source, busy_timeout_s=timeout)
+    except BaseException:
+        opened.source.close()
+        raise
+    try:
+        snap = _snapshot(opened.source, service)
+        service.tick(snap)
+    except BaseException:
+        service.close()
+        opened.source.close()
+        raise
+    return Session(opened.source, service, snap, opened.notice)
