@@ -7,6 +7,7 @@ import shutil
 import signal
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -66,7 +67,13 @@ def test_start_query_and_stop(dirs):
     q = control.send_commands(dirs, ["start_server -uid 0", "get_default_active_thread_percentage"])
     assert q.ok and q.output.strip() == "100.0"
     (server,) = control.server_list(dirs) or ()
-    (d,) = [x for x in MpsScanner("/proc").scan().daemons if x.pid == r.pid]
+    # the server process is started by the daemon on its own time: give /proc a moment under load
+    deadline = time.monotonic() + 5
+    while True:
+        (d,) = [x for x in MpsScanner("/proc").scan().daemons if x.pid == r.pid]
+        if [s.pid for s in d.servers] == [server] or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
     assert [s.pid for s in d.servers] == [server]
     stop = control.stop_daemon(dirs, timeout=5)
     assert stop.ok and stop.message == f"MPS control daemon stopped (pid {r.pid}, pipe directory {dirs.pipe_directory})"
