@@ -32,7 +32,9 @@ SIZE = (160, 50)
 
 
 async def settle(app: GputuiApp, pilot: Pilot[None]) -> None:
-    """Let every poll in flight finish and its message be handled."""
+    """Let every poll in flight (and the history reading it may start) finish and its messages be handled."""
+    await app.wait_for_polls()
+    await pilot.pause()
     await app.workers.wait_for_complete()
     await pilot.pause()
 

@@ -22,6 +22,7 @@ from gputui.jobs.records import CANCELLED, COMPLETED, FAILED, PENDING, RUNNING, 
 from gputui.jobs.restore import build_scheduler, dependency_ids, held_pids
 from gputui.jobs.runner import Exit, Runner
 from gputui.jobs.store import JobStore
+from gputui.mps.transitions import mps_events
 
 MAX_CATCH_UP = 10_000  # simulated end-and-start steps in one tick, after a long jump forward
 GPUS_GONE = "its GPUs are gone (lost, or the MIG instance was destroyed)"
@@ -46,6 +47,26 @@ def reset_run() -> dict[str, Any]:
     )  # fmt: skip
 
 
+def holds_mps(rec: JobRecord, node: str, gpus: Iterable[int]) -> bool:
+    """Whether ``rec`` holds an MPS share of one of ``gpus`` on ``node``."""
+    wanted = set(gpus)
+    alloc = rec.allocation
+    return alloc is not None and any(
+        ng.node == node and any(g.mps_percent is not None and g.index in wanted for g in ng.gpus) for ng in alloc.nodes
+    )
+
+
+def mps_lost_reason(prev: ClusterSnapshot, node: str, gpus: Iterable[int]) -> str:
+    """Why an MPS client failed, naming the daemon (by its pid as last seen) that went away."""
+    wanted = set(gpus)
+    pid = next(
+        (g.mps.control_pid for n in prev.nodes if n.name == node for g in n.gpus if g.index in wanted and g.mps),
+        None,
+    )
+    which = f" (pid {pid})" if pid is not None else ""
+    return f"lost its MPS server: the control daemon on {node}{which} stopped or restarted"
+
+
 class Keeper:
     """The scheduling side of a job service, used only while this process owns the queue."""
 
@@ -63,11 +84,13 @@ class Keeper:
         self._seen_dv: int | None = None
         self._reasons: dict[int, str] = {}
         self._clock_saved: float | None = None
+        self._last_snapshot: ClusterSnapshot | None = None  # to see MPS daemons stop between passes
 
     # -- the pass -------------------------------------------------------------------------------
     def run(self, snapshot: ClusterSnapshot, clock: float) -> None:
         running = {r.id: r for r in self.store.jobs(self.cluster, [RUNNING])}
         try:
+            self._mps_restarts(snapshot, running, clock)
             self._load(snapshot, running, clock)
             self._stops(running, clock)
             self._reap_and_schedule(running, clock)
@@ -106,6 +129,20 @@ class Keeper:
             self.store.update_job(con, rec.id, RUNNING, stop_requested="lost", end_reason=why)
         self.job_writes += 1
         running[rec.id] = rec
+
+    def _mps_restarts(self, snapshot: ClusterSnapshot, running: dict[int, JobRecord], clock: float) -> None:
+        """Jobs holding MPS shares behind a control daemon that stopped (or restarted: a new pid) since the last
+        pass lost their server, as real MPS clients do: they are stopped and end FAILED with that reason."""
+        prev, self._last_snapshot = self._last_snapshot, snapshot
+        if prev is None or snapshot.timestamp <= prev.timestamp:
+            return  # a replay seeking backwards is not a daemon stopping
+        for event in mps_events(prev, snapshot):
+            if event.kind != "mps_stopped" or event.node is None:
+                continue
+            why = mps_lost_reason(prev, event.node, event.gpus)
+            for rec in list(running.values()):
+                if holds_mps(rec, event.node, event.gpus):
+                    self._lose(running, rec, why, clock)
 
     def _end_now(self, rec: JobRecord, state: str, why: str, t: float) -> None:
         with self.store.write() as con:

@@ -25,6 +25,9 @@ class ActionSpec:
     replay_only: bool = False
     footer: bool = True  # shown in the footer (the first key only)
     key_display: str | None = None
+    # Opens a text box: bound with priority, so that keys typed right after it reach the box; off
+    # while a text box has the focus (typing '/' or 'g' there is text).
+    opens_input: bool = False
 
     @property
     def name(self) -> str:
@@ -72,15 +75,42 @@ DEFAULT_ACTIONS = ActionRegistry(
         ActionSpec("help", "Help", "App", ("question_mark",), "Show every key and action", key_display="?"),
         ActionSpec("quit", "Quit", "App", ("q",), "Leave gputui"),
         ActionSpec("command_palette", "Palette", "App", ("ctrl+p",), "Search actions by name", footer=False),
+        ActionSpec("view('overview')", "Overview", "Views", ("1",), "Cluster overview: every GPU", footer=False),
+        ActionSpec(
+            "view('detail')",
+            "Detail",
+            "Views",
+            ("2",),
+            "GPU detail: MIG slots, MPS, processes (also enter on a GPU)",
+            footer=False,
+        ),
+        ActionSpec("view('history')", "History", "Views", ("3",), "Graphs of the last minutes, per GPU", footer=False),
+        ActionSpec("view('jobs')", "Jobs", "Views", ("4",), "The queue and running jobs", footer=False),
+        ActionSpec(
+            "clear_or_back", "Back", "Views", ("escape",), "Clear the filter; else back to the overview", footer=False
+        ),
+        ActionSpec(
+            "filter",
+            "Filter",
+            "Table",
+            ("slash",),
+            "Filter by node, GPU, model, user or job",
+            key_display="/",
+            opens_input=True,
+        ),
+        ActionSpec("sort", "Sort", "Table", ("s",), "Sort by the next column (a click on a header sorts too)"),
+        ActionSpec("sort_reverse", "Reverse", "Table", ("S",), "Reverse the sort order", footer=False),
+        ActionSpec("gpu(1)", "Next GPU", "Table", ("n",), "Select the next GPU (in every view)", footer=False),
+        ActionSpec("gpu(-1)", "Previous GPU", "Table", ("p",), "Select the previous GPU", footer=False),
+        ActionSpec(
+            "focus_next", "Next pane", "Table", ("tab",), "Move focus between the tables of a view", footer=False
+        ),
+        ActionSpec("toggle_detail", "Detail pane", "View", ("d",), "Show or hide the detail pane of the overview"),
         ActionSpec("cycle_theme", "Theme", "View", ("t",), "Switch to the next colour theme"),
         ActionSpec("set_theme('gputui-dark')", "Theme: dark", "View", help="Use the dark theme"),
         ActionSpec("set_theme('gputui-light')", "Theme: light", "View", help="Use the light theme"),
         ActionSpec(
             "set_theme('gputui-contrast')", "Theme: high contrast", "View", help="High contrast, colour-blind safe"
-        ),
-        ActionSpec("toggle_detail", "Detail", "View", ("d",), "Show or hide the detail pane of the highlighted GPU"),
-        ActionSpec(
-            "focus_next", "Next pane", "View", ("tab",), "Move focus between the GPU and process tables", footer=False
         ),
         ActionSpec(
             "replay_toggle",
@@ -132,7 +162,13 @@ DEFAULT_ACTIONS = ActionRegistry(
             key_display="+",
         ),
         ActionSpec(
-            "replay_seek", "Seek", "Replay", ("g",), "Go to a typed time: HH:MM:SS, +90s, -5m", replay_only=True
+            "replay_seek",
+            "Seek",
+            "Replay",
+            ("g",),
+            "Go to a typed time: HH:MM:SS, +90s, -5m",
+            replay_only=True,
+            opens_input=True,
         ),
     ]
 )

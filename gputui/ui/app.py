@@ -1,49 +1,87 @@
 """The gputui Textual app and ``create_app``, the one factory shared by the CLI and the tests.
 
 The app owns every state change: a thread worker polls the source and posts the snapshot, the
-handler pushes it down into the widgets, and the next poll is scheduled only when the last one
-finished, so a slow source never stacks polls.
+handler keeps it (with the GPU history, the jobs and the events) and asks the view in front to
+draw it. Views are Textual modes (overview, detail, history, jobs) built on first use.
 """
 
 from __future__ import annotations
 
+import gc
+import os
 import threading
 import time
+from typing import TYPE_CHECKING, ClassVar
 
-from textual import work
-from textual.app import App, ComposeResult
+from textual.app import App
 from textual.binding import Binding
+from textual.screen import Screen
 from textual.theme import Theme
-from textual.timer import Timer
-from textual.widgets import Footer, Header
-from textual.worker import Worker, WorkerState
 
 from gputui.core.errors import GputuiError
-from gputui.core.model import ClusterSnapshot, GpuSnapshot, NodeSnapshot
+from gputui.core.model import ClusterSnapshot, Event, GpuSnapshot, NodeSnapshot
 from gputui.resources import themes_dir
 from gputui.sources.base import Source
 from gputui.sources.replay import ReplaySource
 from gputui.ui.actions import DEFAULT_ACTIONS, ActionRegistry, ActionSpec
-from gputui.ui.commands import ActionCommands
-from gputui.ui.detail import DetailPane
-from gputui.ui.event_log import EventLog
-from gputui.ui.help_screen import HelpScreen
-from gputui.ui.messages import PollFailed, SnapshotPolled
-from gputui.ui.overview import OverviewTable
+from gputui.ui.bars import BarItem
+from gputui.ui.event_log import EventFeed
+from gputui.ui.gpu_filter import GpuFilter
+from gputui.ui.history import History
+from gputui.ui.jobs import JobsProvider, JobSummary, jobs_by_gpu
+from gputui.ui.overview import gpu_rows
 from gputui.ui.palette import PLAIN, Palette
-from gputui.ui.replay_bar import ReplayBar
+from gputui.ui.polling import Polling
 from gputui.ui.replay_control import ReplayControls
 from gputui.ui.themes import THEMES, next_theme, resolve_theme
+from gputui.ui.view_screen import VIEWS, ViewScreen
 
-MIN_REPLAY_INTERVAL = 0.1  # seconds between polls while playing fast: at most 10 redraws a second
+if TYPE_CHECKING:
+    from textual.command import Provider
+
+#: Benchmark hook: with this environment variable set to 1 the app exits right after its first
+#: complete frame, printing the monotonic time of that frame (see ``python -m gputui.bench ui_startup``).
+EXIT_AFTER_FIRST_FRAME = "GPUTUI_EXIT_AFTER_FIRST_FRAME"
 
 
-class GputuiApp(ReplayControls, App[None]):
-    """The dashboard: cluster overview, detail of the highlighted GPU, and the replay bar for recordings."""
+def _commands() -> type[Provider]:
+    from gputui.ui.commands import ActionCommands  # the palette's module loads only when it opens
+
+    return ActionCommands
+
+
+def _overview() -> Screen[None]:
+    from gputui.ui.overview_screen import OverviewScreen
+
+    return OverviewScreen()
+
+
+def _detail() -> Screen[None]:
+    from gputui.ui.detail_screen import DetailScreen
+
+    return DetailScreen()
+
+
+def _history() -> Screen[None]:
+    from gputui.ui.history_screen import HistoryScreen
+
+    return HistoryScreen()
+
+
+def _jobs() -> Screen[None]:
+    from gputui.ui.jobs_screen import JobsScreen
+
+    return JobsScreen()
+
+
+class GputuiApp(Polling, ReplayControls, App[None]):
+    """The dashboard: overview, GPU detail, history and jobs views, plus the replay bar for recordings."""
 
     CSS_PATH = str(themes_dir() / "app.tcss")
     TITLE = "gputui"
-    COMMANDS = App.COMMANDS | {ActionCommands}
+    COMMANDS = App.COMMANDS | {_commands}
+    MODES: ClassVar = {"overview": _overview, "detail": _detail, "history": _history, "jobs": _jobs}
+    DEFAULT_MODE = "overview"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
 
     def __init__(
@@ -55,29 +93,47 @@ class GputuiApp(ReplayControls, App[None]):
         notice: str | None = None,
         poll_interval: float = 1.0,
         actions: ActionRegistry | None = None,
+        jobs: JobsProvider | None = None,
+        user_themes: list[Theme] | None = None,
+        theme_problems: list[str] | None = None,
     ) -> None:
-        theme_name = resolve_theme(theme)
+        self.user_themes = list(user_themes or [])
+        self.theme_names = [*THEMES, *(t.name for t in self.user_themes)]
+        theme_name = resolve_theme(theme, self.theme_names)
         super().__init__()
-        for t in THEMES.values():
+        for t in [*THEMES.values(), *self.user_themes]:
             self.register_theme(t)
         self.theme = theme_name
         self.source = source
         self.replay: ReplaySource | None = source if isinstance(source, ReplaySource) else None
         self.readonly = readonly
-        self.notice = notice
+        self.notices = [n for n in [notice, *(theme_problems or [])] if n]
         self.poll_interval = max(0.05, poll_interval)
-        self.registry = actions or DEFAULT_ACTIONS
+        self.registry = (actions or DEFAULT_ACTIONS).extended(
+            ActionSpec(f"set_theme('{t.name}')", f"Theme: {t.name}", "View", help=f"Use your theme {t.name}")
+            for t in self.user_themes
+        )
+        self._input_openers = {spec.name for spec in self.registry if spec.opens_input}
         self._bind_registry()
-        self.snapshot: ClusterSnapshot | None = None
-        self.palette: Palette = PLAIN
-        self._gpus: dict[str, tuple[NodeSnapshot, GpuSnapshot]] = {}
-        self._source_lock = threading.Lock()  # the poll thread and replay controls share the source
-        self._generation = 0
-        self._poll_timer: Timer | None = None
-        self._polling = False
-        self._last_time: float | None = None
-        self.last_apply_seconds = 0.0
+        self.jobs_provider = jobs
+        self.shows_events = self.replay is not None or jobs is not None  # recorded events, or job events
+        self.source_lock = threading.Lock()  # the poll thread and replay controls share the source
+        self.generation = 0
         self.poll_count = 0
+        self.last_apply_seconds = 0.0
+        # The state every view draws from.
+        self.snapshot: ClusterSnapshot | None = None
+        self.gpus: dict[str, tuple[NodeSnapshot, GpuSnapshot]] = {}
+        self.selected_key: str | None = None
+        self.filter_text = ""
+        self.history = History()
+        self.jobs: list[JobSummary] = []
+        self.jobs_by_gpu: dict[str, str] = {}
+        self.event_feed = EventFeed()
+        self.palette: Palette = PLAIN
+        self._palette_theme: str | None = None
+        self.subtitle = source.description
+        self._last_time: float | None = None
 
     # -- actions registry ----------------------------------------------------------------------
     def _bind_registry(self) -> None:
@@ -91,8 +147,9 @@ class GputuiApp(ReplayControls, App[None]):
                         key,
                         spec.action,
                         spec.title,
-                        show=spec.footer and i == 0,
+                        show=False,  # the key bar draws the registry itself
                         key_display=spec.key_display if i == 0 else None,
+                        priority=spec.opens_input,
                         id=f"gputui.{spec.name}",
                     )
                 )
@@ -102,137 +159,205 @@ class GputuiApp(ReplayControls, App[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         allowed = self.registry.allows_name(action, readonly=self.readonly, replay=self.replay is not None)
+        if allowed and action in self._input_openers and not self._may_open_input():
+            return False  # the key is text for the box that has the focus, or a dialog is open
         return True if allowed is None else allowed
 
-    # -- layout --------------------------------------------------------------------------------
-    def compose(self) -> ComposeResult:
-        yield Header(show_clock=False, icon="▣")
-        yield OverviewTable(id="overview")
-        yield DetailPane(id="detail")
-        if self.replay is not None:
-            yield EventLog(id="events")
-            yield ReplayBar(id="replay")
-        yield Footer()
+    def _may_open_input(self) -> bool:
+        from textual.widgets import Input
+
+        return isinstance(self.screen, ViewScreen) and not isinstance(self.focused, Input)
+
+    def key_items(self) -> list[BarItem]:
+        """The key bar: the registry's footer actions available now."""
+        return [
+            BarItem(spec.key_display or self.get_key_display(Binding(spec.keys[0], "")), spec.title, spec.action)
+            for spec in self.available_actions()
+            if spec.footer and spec.keys
+        ]
+
+    def view_items(self, current: str) -> list[BarItem]:
+        """The top bar's view tabs, the one shown marked."""
+        return [BarItem(key, title, f"view('{name}')", name == current) for name, (key, title) in VIEWS.items()]
+
+    # -- start ---------------------------------------------------------------------------------
+    def current_palette(self) -> Palette:
+        """The cell colours of the current theme (worked out once per theme)."""
+        if self._palette_theme != self.theme:
+            self.palette = Palette.from_variables(self.get_css_variables())
+            self._palette_theme = self.theme
+        return self.palette
 
     def on_mount(self) -> None:
-        self.sub_title = self.source.description
-        self._set_palette()
-        self.theme_changed_signal.subscribe(self, self._on_theme_changed, immediate=True)
-        self.query_one(OverviewTable).focus()
-        if self.notice:
-            self.notify(self.notice, title="gputui", timeout=10)
+        self.current_palette()
+        self.theme_changed_signal.subscribe(self, self._on_theme_changed)
+        for notice in self.notices:
+            self.notify(notice, title="gputui", severity="warning" if "theme file" in notice else "information")
         self._start_poll()
 
-    def _set_palette(self) -> None:
-        self.palette = Palette.from_variables(self.get_css_variables())
-        self.query_one(OverviewTable).set_palette(self.palette)
-        self.query_one(DetailPane).set_palette(self.palette)
-        if self.replay is not None:
-            self.query_one(EventLog).set_palette(self.palette)
-            self.query_one(ReplayBar).status.palette = self.palette
-            self._show_replay_state()
+    def on_unmount(self) -> None:
+        self._stop_poll()
+
+    def first_frame_drawn(self) -> None:
+        if os.environ.get(EXIT_AFTER_FIRST_FRAME) == "1":
+            self.exit(message=f"gputui: first complete frame at monotonic {time.monotonic():.6f}")
+            return
+        # What exists now (modules, styles, widgets) lives as long as the app: moving it out of the
+        # collector's sight makes each later collection scan only new objects, not the whole heap.
+        if not self.is_headless:
+            gc.freeze()
+            # Each refresh makes thousands of short-lived objects that reference counting frees; collecting
+            # young objects every 700 allocations (the default) spends more time than it recovers.
+            gc.set_threshold(20_000, 20, 20)
 
     def _on_theme_changed(self, theme: Theme) -> None:
-        self._set_palette()
+        self.current_palette()
+        for stack in self._screen_stacks.values():
+            for screen in stack:
+                if isinstance(screen, ViewScreen) and screen.is_mounted:
+                    screen.apply_palette()
+        self.refresh_view()
 
-    # -- polling -------------------------------------------------------------------------------
-    def _start_poll(self) -> None:
-        self._poll_timer = None
-        if self._polling:
-            return  # the poll in flight schedules the next one when it ends
-        self._polling = True
-        self._poll_worker()
+    # -- the state the views draw ----------------------------------------------------------------
+    @property
+    def view_screen(self) -> ViewScreen | None:
+        """The view of the current mode (under any dialog open over it); None while it is being built."""
+        for screen in reversed(self.screen_stack):
+            if isinstance(screen, ViewScreen):
+                return screen if screen.is_mounted else None
+        return None
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="poll")
-    def _poll_worker(self) -> None:
-        with self._source_lock:
-            generation = self._generation
-            try:
-                snapshot = self.source.poll()
-            except GputuiError as e:
-                self.post_message(PollFailed(str(e), generation))
-                return
-        self.post_message(SnapshotPolled(snapshot, generation))
+    def refresh_view(self) -> None:
+        view = self.view_screen
+        if view is not None and view.is_mounted:
+            view.refresh_view()
+            view.sync_replay()
 
-    def _next_interval(self) -> float | None:
-        """Seconds to the next poll; None for a paused replay, whose frame changes only by the user's keys."""
-        if self.replay is not None:
-            if not self.replay.playing:
-                return None
-            return max(MIN_REPLAY_INTERVAL, min(self.poll_interval, 0.5 / self.replay.speed))
-        return self.poll_interval
+    def selected_gpu(self) -> tuple[NodeSnapshot | None, GpuSnapshot | None]:
+        hit = self.gpus.get(self.selected_key) if self.selected_key is not None else None
+        return hit if hit is not None else (None, None)
 
-    def schedule_poll(self, delay: float | None = None) -> None:
-        """Poll again after ``delay`` (default: the interval for the current state), replacing a pending timer."""
-        if self._poll_timer is not None:
-            self._poll_timer.stop()
-            self._poll_timer = None
-        if delay is None:
-            delay = self._next_interval()
-            if delay is None:
-                return
-        # Textual timers need a delay above zero.
-        self._poll_timer = self.set_timer(max(0.001, delay), self._start_poll)
+    def gpu_filter(self) -> GpuFilter:
+        jobs = {key: [label] for key, label in self.jobs_by_gpu.items()}
+        return GpuFilter(self.filter_text, jobs)
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker.group != "poll" or event.state not in (
-            WorkerState.SUCCESS,
-            WorkerState.ERROR,
-            WorkerState.CANCELLED,
-        ):
-            return
-        self._polling = False
-        if event.state == WorkerState.ERROR:
-            self.notify(f"polling failed: {event.worker.error!r}", severity="error", timeout=8)
-        if self._poll_timer is None:
-            self.schedule_poll()
-
-    def on_snapshot_polled(self, message: SnapshotPolled) -> None:
-        self.poll_count += 1
-        if message.generation == self._generation:
-            self.apply_snapshot(message.snapshot)
-
-    def on_poll_failed(self, message: PollFailed) -> None:
-        self.notify(message.error, severity="error", timeout=8)
-
-    # -- applying a snapshot -------------------------------------------------------------------
     def apply_snapshot(self, snap: ClusterSnapshot) -> None:
-        """Push a snapshot into every widget; this is the only place the view changes."""
+        """Take a snapshot and draw it in the view in front; this is the only place the data changes."""
         started = time.perf_counter()
-        previous = self._last_time
         self.snapshot = snap
-        overview = self.query_one(OverviewTable)
-        overview.show(snap)
-        self._gpus = overview.gpus_by_key()
-        self._show_detail(overview.cursor_key)
+        rows = gpu_rows(snap)
+        self.gpus = {key: (n, g) for key, n, g in rows}
+        if self.selected_key not in self.gpus:
+            self.selected_key = rows[0][0] if rows and self.selected_key is None else self.selected_key
+        self.history.add(snap)
         if self.replay is not None:
-            self._show_replay_state()
-            self._show_events(previous, snap.timestamp)
+            self._feed_events(self._last_time, snap.timestamp)
         self._last_time = snap.timestamp
         nodes = len(snap.nodes)
-        self.sub_title = f"{self.source.description} · {snap.gpu_count} GPUs on {nodes} node{'s' if nodes != 1 else ''}"
+        subtitle = f"{self.source.description} · {snap.gpu_count} GPUs on {nodes} node{'s' if nodes != 1 else ''}"
+        view = self.view_screen
+        if view is not None:
+            view.refresh_view()
+            view.sync_replay()
+            if subtitle != self.subtitle:
+                self.subtitle = subtitle
+                view.refresh_bars()
         self.last_apply_seconds = time.perf_counter() - started
 
-    def _show_detail(self, key: str | None) -> None:
-        node, gpu = self._gpus.get(key, (None, None)) if key else (None, None)
-        self.query_one(DetailPane).show(node, gpu)
-
-    def on_row_table_row_highlighted(self, event: OverviewTable.RowHighlighted) -> None:
-        if event.table.id == "overview":
-            self._show_detail(event.key)
-
-    def _show_events(self, previous: float | None, now: float) -> None:
+    def _feed_events(self, previous: float | None, now: float) -> None:
         assert self.replay is not None
-        log = self.query_one(EventLog)
         if previous is None:
-            log.add(self.replay.events_until(now))
+            self.event_feed.add(self.replay.events_until(now))
         elif now > previous:
-            log.add(self.replay.events_between(previous, now))
+            self.event_feed.add(self.replay.events_between(previous, now))
         elif now < previous:
-            log.mark(f"↶ back to {time.strftime('%H:%M:%S', time.gmtime(now))}")
+            self.event_feed.mark(f"↶ back to {time.strftime('%H:%M:%S', time.gmtime(now))}")
+
+    # -- hooks for controls mixed into the app (jobs, MPS daemons) -------------------------------
+    def highlighted_gpu(self) -> tuple[NodeSnapshot, GpuSnapshot] | None:
+        """The GPU the user has selected (the overview's cursor, the detail view's GPU)."""
+        return self.gpus.get(self.selected_key) if self.selected_key is not None else None
+
+    def request_poll(self) -> None:
+        """Poll as soon as possible, also while a replay is paused."""
+        self.schedule_poll(0)
+
+    def show_job_events(self, events: list[Event]) -> None:
+        """Write events (a job started, ended) to the event log of every view."""
+        self.event_feed.add(events)
+        view = self.view_screen
+        if view is not None and view.is_mounted:
+            view.sync_replay()
+
+    def set_jobs(self, jobs: list[JobSummary]) -> None:
+        if jobs != self.jobs:
+            self.jobs = jobs
+            self.jobs_by_gpu = jobs_by_gpu(jobs)
+
+    def set_filter(self, text: str) -> None:
+        """Show only the GPUs (and jobs) matching ``text``; '' shows everything again."""
+        if text == self.filter_text:
+            return
+        self.filter_text = text
+        view = self.view_screen
+        if view is not None:
+            view.show_filter(text)
+        self.refresh_view()
 
     # -- app actions ---------------------------------------------------------------------------
+    def action_view(self, name: str) -> None:
+        if name in VIEWS and name != self.current_mode:
+            self.switch_mode(name)
+
+    def action_clear_or_back(self) -> None:
+        if self.filter_text:
+            self.set_filter("")
+        elif self.current_mode != "overview":
+            self.switch_mode("overview")
+
+    def action_filter(self) -> None:
+        view = self.view_screen
+        if view is not None:
+            view.open_filter()
+
+    def _table(self):  # type: ignore[no-untyped-def]
+        view = self.view_screen
+        return view.main_table() if view is not None else None
+
+    def action_sort(self) -> None:
+        table = self._table()
+        if table is not None:
+            column = table.cycle_sort()
+            label = next((lbl for key, lbl, _ in table.columns if key == column), None)
+            self.notify(f"sorted by {label}" if label else "original order", timeout=2)
+
+    def action_sort_reverse(self) -> None:
+        table = self._table()
+        if table is not None and table.sort_column is not None:
+            table.sort_by(table.sort_column, reverse=not table.sort_reverse)
+
+    def action_gpu(self, delta: int) -> None:
+        """Select the next (or previous) GPU in the order of the overview as filtered and sorted."""
+        order = self._gpu_order()
+        if not order:
+            return
+        i = order.index(self.selected_key) if self.selected_key in order else -1
+        self.selected_key = order[(i + delta) % len(order)]
+        self.refresh_view()
+
+    def _gpu_order(self) -> list[str]:
+        for stack in self._screen_stacks.values():
+            for screen in stack:
+                if screen.is_mounted and getattr(screen, "VIEW", None) in ("overview", "history"):
+                    table = screen.main_table()  # type: ignore[attr-defined]
+                    if table is not None and table.row_count and screen is self.view_screen:
+                        return table.row_order
+        wanted = self.gpu_filter()
+        return [k for k, (n, g) in self.gpus.items() if not wanted or wanted.matches(n.name, g)]
+
     def action_help(self) -> None:
+        from gputui.ui.help_screen import HelpScreen
+
         if isinstance(self.screen, HelpScreen):
             return
         display = {k: self.get_key_display(Binding(k, "")) for s in self.available_actions() for k in s.keys}
@@ -241,14 +366,17 @@ class GputuiApp(ReplayControls, App[None]):
         self.push_screen(HelpScreen(groups, display, note))
 
     def action_cycle_theme(self) -> None:
-        self.theme = next_theme(self.theme)
+        self.theme = next_theme(self.theme, self.theme_names)
 
     def action_set_theme(self, name: str) -> None:
-        self.theme = resolve_theme(name)
+        self.theme = resolve_theme(name, self.theme_names)
 
     def action_toggle_detail(self) -> None:
-        detail = self.query_one(DetailPane)
-        detail.display = not detail.display
+        view = self.view_screen
+        if view is not None and view.VIEW == "overview":
+            detail = view.query_one("#detail")
+            detail.display = not detail.display
+            view.refresh_view()
 
 
 def create_app(
@@ -258,9 +386,35 @@ def create_app(
     theme: str | None = None,
     notice: str | None = None,
     poll_interval: float = 1.0,
+    jobs: JobsProvider | None = None,
+    themes_path: os.PathLike[str] | str | None = None,
 ) -> GputuiApp:
-    """Build the dashboard for ``source``; raises GputuiError (e.g. an unknown theme) before anything starts."""
-    return GputuiApp(source, readonly=readonly, theme=theme, notice=notice, poll_interval=poll_interval)
+    """Build the dashboard for ``source``; raises GputuiError (e.g. an unknown theme) before anything starts.
+
+    User themes are read from ``themes_path`` (default: $XDG_CONFIG_HOME/gputui/themes); a broken
+    file is reported when the app starts and skipped. ``jobs`` fills the jobs view.
+    """
+    from pathlib import Path
+
+    from gputui.ui.user_themes import load_user_themes
+
+    folder = None if themes_path is None else Path(themes_path)
+    themes, problems = load_user_themes(folder, taken=THEMES)
+    try:
+        return GputuiApp(
+            source,
+            readonly=readonly,
+            theme=theme,
+            notice=notice,
+            poll_interval=poll_interval,
+            jobs=jobs,
+            user_themes=themes,
+            theme_problems=problems,
+        )
+    except GputuiError as e:
+        if problems:
+            raise GputuiError(f"{e} ({len(problems)} theme file(s) skipped: {problems[0]})") from None
+        raise
 
 
-__all__ = ["GputuiApp", "create_app"]
+__all__ = ["EXIT_AFTER_FIRST_FRAME", "GputuiApp", "create_app"]

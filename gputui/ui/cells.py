@@ -6,6 +6,8 @@ on odd values: a cell shows what it knows and marks the rest.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from rich.text import Text
 
 from gputui.core.model import GpuSnapshot
@@ -97,6 +99,19 @@ def compute_mode(mode: str | None, p: Palette, short: bool = True) -> Text:
     return Text(_MODE_SHORT.get(mode, mode) if short else mode, style=p.text if mode == "Default" else p.accent)
 
 
+def badge_key(gpu: GpuSnapshot) -> tuple[object, ...]:
+    """Everything ``badges`` depends on: equal keys draw equal badges."""
+    mps = gpu.mps
+    return (
+        gpu.mig_enabled,
+        len(gpu.gpu_instances),
+        gpu.mig_mode_current,
+        gpu.mig_mode_pending,
+        mps is not None and mps.running,
+        len(mps.clients) if mps is not None else 0,
+    )
+
+
 def badges(gpu: GpuSnapshot, p: Palette) -> Text:
     """'MIG 3' (GPU instances) and 'MPS 2' (clients); 'MIG→on' / 'MIG→off' when a mode change is pending."""
     t = Text()
@@ -112,6 +127,7 @@ def badges(gpu: GpuSnapshot, p: Palette) -> Text:
     return t
 
 
+@lru_cache(maxsize=256)
 def short_name(name: str | None) -> str | None:
     """'NVIDIA A100-SXM4-40GB' -> 'A100-SXM4-40GB'."""
     if name is None:

@@ -1,7 +1,12 @@
-"""A few lines of recorded events (jobs, MPS daemons), written as the replay passes them."""
+"""Recorded events (jobs, MPS daemons) as the replay passes them: the app's feed and each view's log.
+
+The feed lives in the app so that every view shows the same events; a view's log catches up
+with the feed when it is drawn, so a hidden view does no work while events arrive.
+"""
 
 from __future__ import annotations
 
+from collections import deque
 from datetime import UTC, datetime
 
 from rich.text import Text
@@ -9,6 +14,9 @@ from textual.widgets import RichLog
 
 from gputui.core.model import Event
 from gputui.ui.palette import PLAIN, Palette
+
+FEED_LIMIT = 500
+PLACEHOLDER = "Events from the recording (jobs, MPS daemons) appear here as the replay reaches them."
 
 
 def render_event(e: Event, p: Palette = PLAIN) -> Text:
@@ -24,34 +32,60 @@ def render_event(e: Event, p: Palette = PLAIN) -> Text:
     return t
 
 
+class EventFeed:
+    """The last FEED_LIMIT entries (events, or marks such as '↶ back to 12:00:00'), numbered from 1."""
+
+    def __init__(self) -> None:
+        self.entries: deque[tuple[int, Event | str]] = deque(maxlen=FEED_LIMIT)
+        self.count = 0
+
+    def add(self, events: list[Event]) -> None:
+        for e in events:
+            self.count += 1
+            self.entries.append((self.count, e))
+
+    def mark(self, text: str) -> None:
+        self.count += 1
+        self.entries.append((self.count, text))
+
+    @property
+    def events(self) -> list[Event]:
+        return [e for _, e in self.entries if isinstance(e, Event)]
+
+
 class EventLog(RichLog):
-    """The most recent events, newest at the bottom."""
+    """The most recent entries of the feed, newest at the bottom."""
 
     def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id, max_lines=500, wrap=False, markup=False, auto_scroll=True)
+        super().__init__(id=id, max_lines=FEED_LIMIT, wrap=False, markup=False, auto_scroll=True)
         self.palette: Palette = PLAIN
         self.shown: list[Event] = []
-        self._placeholder = True
+        self._seen = 0
+        self._placeholder = False
 
     def set_palette(self, palette: Palette) -> None:
         self.palette = palette
-        if self._placeholder:
+        if self._seen == 0:
             self.clear()
-            self.write(
-                Text(
-                    "Events from the recording (jobs, MPS daemons) appear here as the replay reaches them.",
-                    style=palette.muted,
-                )
-            )
+            self.write(Text(PLACEHOLDER, style=palette.muted))
+            self._placeholder = True
 
-    def add(self, events: list[Event]) -> None:
-        if events and self._placeholder:
+    def sync(self, feed: EventFeed) -> None:
+        """Write the feed's entries this log has not shown yet."""
+        if feed.count == self._seen:
+            return
+        new = [(n, e) for n, e in feed.entries if n > self._seen]
+        if self._placeholder or (feed.entries and feed.entries[0][0] > self._seen + 1):
+            # First entries, or the log fell behind the feed's memory: start from what the feed has.
             self._placeholder = False
             self.clear()
-        for e in events:
-            self.shown.append(e)
-            self.write(render_event(e, self.palette))
-        del self.shown[:-500]
-
-    def mark(self, text: str) -> None:
-        self.write(Text(text, style=self.palette.muted))
+            self.shown = []
+            new = list(feed.entries)
+        for _, e in new:
+            if isinstance(e, Event):
+                self.shown.append(e)
+                self.write(render_event(e, self.palette))
+            else:
+                self.write(Text(e, style=self.palette.muted))
+        del self.shown[:-FEED_LIMIT]
+        self._seen = feed.count

@@ -1,19 +1,31 @@
-"""Messages from the polling worker to the app."""
+"""Messages from the worker threads (polling, history refill) to the app."""
 
 from __future__ import annotations
+
+from collections import deque
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
 from gputui.core.model import ClusterSnapshot
 
+if TYPE_CHECKING:
+    from gputui.ui.history import Sample
+    from gputui.ui.jobs import JobSummary
+
 
 class SnapshotPolled(Message):
-    """A poll finished; ``generation`` lets the app drop results older than a replay control."""
+    """A poll finished; ``generation`` lets the app drop results older than a replay control.
 
-    def __init__(self, snapshot: ClusterSnapshot, generation: int) -> None:
+    ``jobs`` is the jobs provider's list taken in the same poll (None without a provider, or
+    when the provider failed: the last list is then kept).
+    """
+
+    def __init__(self, snapshot: ClusterSnapshot, generation: int, jobs: list[JobSummary] | None = None) -> None:
         super().__init__()
         self.snapshot = snapshot
         self.generation = generation
+        self.jobs = jobs
 
 
 class PollFailed(Message):
@@ -22,4 +34,14 @@ class PollFailed(Message):
     def __init__(self, error: str, generation: int) -> None:
         super().__init__()
         self.error = error
+        self.generation = generation
+
+
+class HistoryFilled(Message):
+    """The minutes before a replay's new position, read from the recording after a jump or a seek."""
+
+    def __init__(self, rings: dict[str, deque[Sample]], latest: float | None, generation: int) -> None:
+        super().__init__()
+        self.rings = rings
+        self.latest = latest
         self.generation = generation

@@ -4,15 +4,18 @@ instances, and what still fits in the free slots."""
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from rich.style import Style
 from rich.text import Text
 from textual.color import Color
 
-from gputui.core.mig_profiles import GpuModel, model_for
 from gputui.core.model import GpuInstance, GpuSnapshot
 from gputui.ui.palette import PLAIN, Palette
 from gputui.ui.text_panel import TextPanel
+
+if TYPE_CHECKING:
+    from gputui.core.mig_profiles import GpuModel
 
 DEFAULT_SLOTS = 8
 
@@ -48,9 +51,9 @@ def _mode_line(gpu: GpuSnapshot, p: Palette) -> Text | None:
     """A one-line MIG state when there is no layout to draw; None when there is one."""
     pending = gpu.mig_mode_pending
     if gpu.mig_mode_current is None and not gpu.gpu_instances:
-        return Text.assemble(("MIG ", "bold"), ("N/A", p.na))
+        return Text.assemble(("MIG", "bold"), " ", ("N/A", p.na))
     if not gpu.mig_enabled and not gpu.gpu_instances:
-        t = Text.assemble(("MIG ", "bold"), ("off", p.muted))
+        t = Text.assemble(("MIG", "bold"), " ", ("off", p.muted))
         if pending:
             t.append("  → on after the next GPU reset", style=p.warn)
         return t
@@ -88,7 +91,10 @@ def _diagram(gis: list[GpuInstance], slots: int, width: int, p: Palette) -> tupl
         span = size * sw
         style = styles[n % len(styles)]
         n += 1
-        label = f" GI{g.gi_id if g.gi_id is not None else '?'} {g.profile or 'N/A'}"
+        name = f" GI{g.gi_id if g.gi_id is not None else '?'}"
+        label = f"{name} {g.profile or 'N/A'}"
+        if len(label) > span - 1:
+            label = name  # the profile is in the GI list below; a cut one would mislead ('1g' for '1g.10gb')
         blocks.append(label.ljust(span)[: span - 1] + "▕", style=style)
         cis.append(_ci_split(g, span, p))
         if s + size > slots:
@@ -157,9 +163,11 @@ def render_mig(gpu: GpuSnapshot, width: int, p: Palette = PLAIN) -> Text:
     line = _mode_line(gpu, p)
     if line is not None:
         return line
+    from gputui.core.mig_profiles import model_for  # the profile tables load on the first MIG GPU shown
+
     model = model_for(gpu.name)
     gis = list(gpu.gpu_instances)
-    out = Text.assemble(("MIG ", "bold"), ("on", p.mig), f"  {len(gis)} GPU instance{'s' if len(gis) != 1 else ''}")
+    out = Text.assemble(("MIG", "bold"), " ", ("on", p.mig), f"  {len(gis)} GPU instance{'s' if len(gis) != 1 else ''}")
     if gpu.mig_mode_pending is False:
         out.append("  → off after the next GPU reset", style=p.warn)
     if model is None:
@@ -184,6 +192,14 @@ def render_mig(gpu: GpuSnapshot, width: int, p: Palette = PLAIN) -> Text:
     return out
 
 
+def _mig_key(gpu: GpuSnapshot | None) -> object:
+    """What ``render_mig`` draws from: the same key draws the same text."""
+    if gpu is None:
+        return None
+    gis = tuple((p.gi_id, p.ci_id) for p in gpu.processes) if gpu.mig_enabled else ()
+    return (gpu.name, gpu.mig_mode_current, gpu.mig_mode_pending, gpu.gpu_instances, gis)
+
+
 class MigLayout(TextPanel):
     """Shows ``render_mig`` for the GPU it is given, redrawn when its width changes."""
 
@@ -191,11 +207,13 @@ class MigLayout(TextPanel):
         super().__init__(id=id)
         self.palette: Palette = PLAIN
         self._gpu: GpuSnapshot | None = None
+        self._key: object = None
 
     def show(self, gpu: GpuSnapshot | None) -> None:
-        if gpu is self._gpu and gpu is not None:
-            return
-        self._gpu = gpu
+        key = _mig_key(gpu)
+        if gpu is not None and key == self._key:
+            return  # utilization, power, ... changed; nothing this panel draws did
+        self._gpu, self._key = gpu, key
         self._draw()
 
     def _draw(self) -> None:

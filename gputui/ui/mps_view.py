@@ -11,18 +11,18 @@ from gputui.ui.text_panel import TextPanel
 
 def _field(label: str, value: object, p: Palette) -> Text:
     if value is None:
-        return Text.assemble((f"{label} ", p.muted), ("N/A", p.na))
-    return Text.assemble((f"{label} ", p.muted), (str(value), p.text))
+        return Text.assemble((label, p.muted), " ", ("N/A", p.na))
+    return Text.assemble((label, p.muted), " ", (str(value), p.text))
 
 
 def render_mps(gpu: GpuSnapshot, p: Palette = PLAIN, width: int = 100) -> Text:
     """Daemon up/down, pipe directory, server PID, clients, and the thread and memory sums."""
     mps = gpu.mps
     if mps is None:
-        return Text.assemble(("MPS ", "bold"), ("N/A", p.na), ("  (not reported by this source)", p.muted))
+        return Text.assemble(("MPS", "bold"), " ", ("N/A", p.na), ("  (not reported by this source)", p.muted))
     if not mps.running:
-        return Text.assemble(("MPS ", "bold"), ("daemon down", p.muted))
-    t = Text.assemble(("MPS ", "bold"), ("daemon up", p.mps), "  ")
+        return Text.assemble(("MPS", "bold"), " ", ("daemon down", p.muted))
+    t = Text.assemble(("MPS", "bold"), " ", ("daemon up", p.mps), "  ")
     t.append_text(Text("  ").join([_field("control pid", mps.control_pid, p), _field("server pid", mps.server_pid, p)]))
     t.append("\n")
     t.append_text(Text("  ").join([_field("pipe", mps.pipe_directory, p), _field("log", mps.log_directory, p)]))
@@ -76,11 +76,13 @@ class MpsPanel(TextPanel):
         super().__init__(id=id)
         self.palette: Palette = PLAIN
         self._gpu: GpuSnapshot | None = None
+        self._key: object = None
 
     def show(self, gpu: GpuSnapshot | None) -> None:
-        if gpu is self._gpu and gpu is not None:
-            return
-        self._gpu = gpu
+        key = None if gpu is None else (gpu.mps, gpu.memory_total_mib)
+        if gpu is not None and key == self._key:
+            return  # the MPS daemon and the GPU's size are all this panel draws from
+        self._gpu, self._key = gpu, key
         self._draw()
 
     def _draw(self) -> None:

@@ -110,9 +110,15 @@ def holder_summary(gpu: GpuSnapshot) -> tuple[str, str]:
     """A short 'who holds it' text and its kind: 'lost', 'free', 'busy', 'mig', 'mps' or 'unattributed'."""
     if gpu.lost:
         return "GPU lost", "lost"
-    rows = process_rows(gpu)
-    users = _users(rows)
-    workers = [r for r in rows if r.role != "mps-server"]
+    if gpu.mps is None or not gpu.mps.running:
+        # No server to attribute clients to: the users in process order, without building rows.
+        ordered = sorted(gpu.processes, key=_order) if len(gpu.processes) > 1 else gpu.processes
+        users = list(dict.fromkeys(p.user for p in ordered if p.user))
+        workers_count = len(ordered)
+    else:
+        rows = process_rows(gpu)
+        users = _users(rows)
+        workers_count = sum(1 for r in rows if r.role != "mps-server")
     if gpu.mig_enabled:
         busy = len({p.gi_id for p in gpu.processes if p.gi_id is not None})
         gis = len(gpu.gpu_instances)
@@ -121,11 +127,11 @@ def holder_summary(gpu: GpuSnapshot) -> tuple[str, str]:
     if gpu.mps is not None and gpu.mps.running:
         if users:
             return f"MPS: {_join(users)}", "mps"
-        return ("MPS: idle" if not workers else f"MPS: {len(workers)} clients"), "mps"
+        return ("MPS: idle" if not workers_count else f"MPS: {workers_count} clients"), "mps"
     if users:
         return _join(users), "busy"
-    if workers:
-        return f"{len(workers)} process{'es' if len(workers) > 1 else ''}", "busy"
+    if workers_count:
+        return f"{workers_count} process{'es' if workers_count > 1 else ''}", "busy"
     if gpu.utilization_gpu:
         return "busy, no process visible", "unattributed"
     return "free", "free"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import cast
 
 from rich.text import Text
@@ -9,6 +10,8 @@ from textual import events
 
 from gputui.core.model import ClusterSnapshot, GpuSnapshot, NodeSnapshot
 from gputui.ui import cells
+from gputui.ui.cell_memo import CellMemo
+from gputui.ui.gpu_filter import GpuFilter
 from gputui.ui.occupancy import holder_summary
 from gputui.ui.palette import PLAIN, Palette
 from gputui.ui.row_table import ColumnSpec, Row, RowTable
@@ -19,6 +22,29 @@ _PADDING = 2  # one blank cell each side of a column
 
 def gpu_key(node: str, index: int) -> str:
     return f"{node}/{index}"
+
+
+_last_rows: list[tuple[ClusterSnapshot, list[tuple[str, NodeSnapshot, GpuSnapshot]]]] = []
+
+
+def gpu_rows(snap: ClusterSnapshot) -> list[tuple[str, NodeSnapshot, GpuSnapshot]]:
+    """Every GPU of ``snap`` with its row key 'node/index'; a repeated key (a faulty source) gets '#n' added.
+
+    The app, the table and the history all ask for the same snapshot's rows: the last answer is kept.
+    """
+    if _last_rows and _last_rows[0][0] is snap:
+        return _last_rows[0][1]
+    out: list[tuple[str, NodeSnapshot, GpuSnapshot]] = []
+    seen: set[str] = set()
+    for n in snap.nodes:
+        for g in n.gpus:
+            key = gpu_key(n.name, g.index)
+            if key in seen:
+                key = f"{key}#{len(out)}"
+            seen.add(key)
+            out.append((key, n, g))
+    _last_rows[:] = [(snap, out)]
+    return out
 
 
 def _layout(width: int, node_w: int, name_w: int) -> tuple[list[ColumnSpec], dict[str, int]]:
@@ -48,68 +74,142 @@ def _layout(width: int, node_w: int, name_w: int) -> tuple[list[ColumnSpec], dic
             ("badges", "MIG/MPS", 7),
         ]
     used = sum(w + _PADDING for _, _, w in cols) + 2  # +2: room for a scrollbar
-    cols.append(("holder", "Held by", max(8, width - used)))
+    cols.append(("holder", "Held by", max(8, width - used - _PADDING)))
     return cols, bars
 
 
-def _holder_cell(gpu: GpuSnapshot, p: Palette) -> Text:
-    text, kind = holder_summary(gpu)
+def _holder_cell(text: str, kind: str, p: Palette, job: str | None = None) -> Text:
     style = {"lost": p.lost, "free": p.free, "mig": p.mig, "mps": p.mps, "unattributed": p.warn}.get(kind, p.text)
-    return Text(text, style=style, no_wrap=True, overflow="ellipsis")
+    if job is None:
+        return Text(text, style=style, no_wrap=True, overflow="ellipsis")
+    cell = Text(job, style=p.accent, no_wrap=True, overflow="ellipsis")
+    if kind not in ("free", "unattributed"):
+        cell.append(f" · {text}", style=style)
+    return cell
 
 
-def gpu_cells(node: str, gpu: GpuSnapshot, columns: list[ColumnSpec], bars: dict[str, int], p: Palette) -> list[Text]:
-    """The cells of one overview row for the given columns."""
+def _plain(text: str, p: Palette, right: bool = False) -> Text:
+    return Text(text, style=p.text, no_wrap=True, overflow="ellipsis", justify="right" if right else "left")
+
+
+def _name(name: str | None, p: Palette) -> Text:
+    return cells.na(p) if name is None else _plain(name, p)
+
+
+def _lost(util_column: bool, p: Palette) -> Text:
+    return cells.lost(p) if util_column else cells.na(p, "—")
+
+
+def gpu_cells(
+    node: str,
+    gpu: GpuSnapshot,
+    columns: list[ColumnSpec],
+    bars: dict[str, int],
+    p: Palette,
+    memo: CellMemo | None = None,
+    job: str | None = None,
+) -> list[Text]:
+    """The cells of one overview row; ``memo`` (one per palette and layout) shares cells, ``job`` holds the GPU."""
+    m = memo if memo is not None else CellMemo()
     out: list[Text] = []
     for key, _, _ in columns:
         if key == "node":
-            out.append(Text(node, style=p.text, no_wrap=True, overflow="ellipsis"))
+            out.append(m.get(("node", node), _plain, node, p))
         elif key == "gpu":
-            out.append(Text(str(gpu.index), style=p.text, justify="right"))
+            out.append(m.get(("gpu", gpu.index), _plain, str(gpu.index), p, True))
         elif key == "name":
             name = cells.short_name(gpu.name)
-            out.append(cells.na(p) if name is None else Text(name, style=p.text, no_wrap=True, overflow="ellipsis"))
+            out.append(m.get(("name", name), _name, name, p))
         elif key == "holder":
-            out.append(_holder_cell(gpu, p))
+            text, kind = holder_summary(gpu)
+            out.append(m.get(("holder", text, kind, job), _holder_cell, text, kind, p, job))
         elif gpu.lost:
-            out.append(cells.lost(p) if key == "util" else cells.na(p, "—"))
+            out.append(m.get(("lost", key == "util"), _lost, key == "util", p))
         elif key == "util":
-            out.append(cells.percent_gauge(gpu.utilization_gpu, bars["util"], p))
+            u = gpu.utilization_gpu
+            out.append(m.get(("util", u), cells.percent_gauge, u, bars["util"], p))
         elif key == "mem":
-            out.append(cells.memory_gauge(gpu.memory_used_mib, gpu.memory_total_mib, bars["mem"], p))
+            used, total = gpu.memory_used_mib, gpu.memory_total_mib
+            # Only GiB to one decimal and the bar in eighths show: equal ones share a cell.
+            fill = round(used / total * bars["mem"] * 8) if used is not None and total else None
+            label = cells.memory_label(used, total)
+            out.append(m.get(("mem", label, fill), cells.memory_gauge, used, total, bars["mem"], p))
         elif key == "temp":
-            out.append(cells.temperature(gpu.temperature_c, p))
+            t = gpu.temperature_c
+            out.append(m.get(("temp", t), cells.temperature, t, p))
         elif key == "power":
-            out.append(cells.power(gpu.power_draw_w, gpu.power_limit_w, p))
+            draw = None if gpu.power_draw_w is None else float(round(gpu.power_draw_w))
+            limit = gpu.power_limit_w
+            out.append(m.get(("power", draw, limit), cells.power, draw, limit, p))
         elif key == "mode":
-            out.append(cells.compute_mode(gpu.compute_mode, p))
+            mode = gpu.compute_mode
+            out.append(m.get(("mode", mode), cells.compute_mode, mode, p))
         elif key == "badges":
-            out.append(cells.badges(gpu, p))
+            out.append(m.get(("badges", *cells.badge_key(gpu)), cells.badges, gpu, p))
     return out
 
 
+def _sort_value(column: str, node: str, gpu: GpuSnapshot) -> object:
+    if column == "node":
+        return (node, gpu.index)
+    if column == "gpu":
+        return (gpu.index, node)
+    if column == "holder":
+        return holder_summary(gpu)[0]
+    if gpu.lost:
+        return None
+    if column == "name":
+        return gpu.name
+    if column == "util":
+        return gpu.utilization_gpu
+    if column == "mem":
+        used, total = gpu.memory_used_mib, gpu.memory_total_mib
+        return None if used is None or not total else used / total
+    if column == "temp":
+        return gpu.temperature_c
+    if column == "power":
+        return gpu.power_draw_w
+    if column == "mode":
+        return gpu.compute_mode
+    if column == "badges":
+        mps = gpu.mps
+        return (len(gpu.gpu_instances) if gpu.mig_enabled else -1, len(mps.clients) if mps and mps.running else -1)
+    return None
+
+
 class OverviewTable(RowTable):
-    """Every GPU of the cluster; ``show`` applies a snapshot without moving the cursor."""
+    """Every GPU of the cluster; ``show`` applies a snapshot without moving the cursor off its GPU."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.palette: Palette = PLAIN
+        self.gpu_filter = GpuFilter("")
+        self.sortable = frozenset(("node", "gpu", "name", "util", "mem", "temp", "power", "mode", "badges", "holder"))
         self._snapshot: ClusterSnapshot | None = None
         self._layout_sig: tuple[int, int, int, int] | None = None
         self._bars: dict[str, int] = {}
+        self._memo = CellMemo()
         self._by_key: dict[str, tuple[NodeSnapshot, GpuSnapshot]] = {}
+        self.jobs_by_gpu: Mapping[str, str] = {}  # 'node/index' -> 'job 42 train', from the jobs provider
 
     def gpus_by_key(self) -> dict[str, tuple[NodeSnapshot, GpuSnapshot]]:
-        """The node and GPU behind each row of the last snapshot shown."""
+        """The node and GPU behind each row of the last snapshot shown (filtered out ones included)."""
         return self._by_key
 
     def set_palette(self, palette: Palette) -> None:
         self.palette = palette
+        self._memo.clear()
         self.invalidate()
 
     def row_cells(self, key: str, data: object) -> list[Text]:
-        node, gpu = cast(tuple[str, GpuSnapshot], data)
-        return gpu_cells(node, gpu, self.columns, self._bars, self.palette)
+        node, gpu, job = cast(tuple[str, GpuSnapshot, str | None], data)
+        return gpu_cells(node, gpu, self.columns, self._bars, self.palette, self._memo, job)
+
+    def sort_value(self, column: str, data: object) -> object:
+        node, gpu, job = cast(tuple[str, GpuSnapshot, str | None], data)
+        if column == "holder" and job is not None:
+            return job
+        return _sort_value(column, node, gpu)
 
     def _ensure_layout(self, snap: ClusterSnapshot) -> bool:
         """Pick the columns for the current width and names; True when they changed (rows are then gone)."""
@@ -122,6 +222,7 @@ class OverviewTable(RowTable):
             return False
         self._layout_sig = sig
         columns, self._bars = _layout(width, node_w, name_w)
+        self._memo.clear()
         self.set_columns(columns)
         return True
 
@@ -132,18 +233,23 @@ class OverviewTable(RowTable):
         relaid = self._ensure_layout(snap)
         rows: list[Row] = []
         self._by_key = {}
-        for n in snap.nodes:
-            for g in n.gpus:
-                key = gpu_key(n.name, g.index)
-                if key in self._by_key:  # a source that repeats a node or an index: keep every row apart
-                    key = f"{key}#{len(rows)}"
-                self._by_key[key] = (n, g)
-                # The node's name, not the node: a node compares unequal whenever any of its GPUs changed.
-                rows.append((key, (n.name, g)))
+        wanted = self.gpu_filter
+        for key, n, g in gpu_rows(snap):
+            self._by_key[key] = (n, g)
+            if wanted and not wanted.matches(n.name, g):
+                continue
+            # The node's name, not the node: a node compares unequal whenever any of its GPUs changed.
+            rows.append((key, (n.name, g, self.jobs_by_gpu.get(key))))
         changed = self.sync(rows)
         if relaid and keep is not None:
             self.select_key(keep)
         return changed
+
+    def set_filter(self, gpu_filter: GpuFilter) -> None:
+        """Show only the GPUs ``gpu_filter`` matches; the cursor stays on its GPU while that one is shown."""
+        self.gpu_filter = gpu_filter
+        if self._snapshot is not None:
+            self.show(self._snapshot)
 
     def on_resize(self, event: events.Resize) -> None:
         if self._snapshot is not None:

@@ -23,6 +23,7 @@ _FALLBACKS = {
     "badge-mig": "accent",
     "badge-mps": "primary",
     "free": "success",
+    "footer-key-foreground": "accent",
 }
 
 
@@ -54,6 +55,11 @@ class Palette:
     text: Style
     muted: Style
     accent: Style
+    key: Style  # a key in the top and bottom bars
+    key_active: Style  # the key of the view shown now
+    bar_text: Style
+    bar_active: Style
+    title: Style
 
     @classmethod
     def from_variables(cls, variables: Mapping[str, str]) -> Palette:
@@ -64,6 +70,9 @@ class Palette:
 
         def c(name: str) -> str:
             return _colour(variables, name, background)
+
+        primary = Color.parse(c("primary"))
+        on_primary = "#000000" if primary.brightness > 0.55 else "#FFFFFF"
 
         return cls(
             gauge_low=Style(color=c("gauge-low")),
@@ -79,6 +88,11 @@ class Palette:
             text=Style(color=c("foreground")),
             muted=Style(color=c("na")),
             accent=Style(color=c("accent"), bold=True),
+            key=Style(color=c("footer-key-foreground"), bold=True),
+            key_active=Style(color=on_primary, bgcolor=primary.hex6, bold=True),
+            bar_text=Style(color=c("foreground")),
+            bar_active=Style(color=c("foreground"), bold=True, underline=True),
+            title=Style(color=c("primary"), bold=True),
         )
 
     def level(self, percent: float) -> Style:

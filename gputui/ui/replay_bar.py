@@ -96,6 +96,7 @@ class ReplayBar(Horizontal):
 
     def compose(self) -> ComposeResult:
         yield ReplayStatus(id="replay-status")
+        # Made with the bar, not on the first 'g': keys typed right after it must land in the box.
         yield Input(placeholder=f"go to: {HELP}", id="seek")
 
     def on_mount(self) -> None:
@@ -110,16 +111,18 @@ class ReplayBar(Horizontal):
         return bool(self.query_one("#seek", Input).display)
 
     def open_seek(self) -> None:
+        """Show the seek box and put the cursor in it."""
         box = self.query_one("#seek", Input)
         if not box.display:
             self._return_focus = self.screen.focused
         box.value = ""
         box.display = True
-        box.focus()
+        # At once, not via Widget.focus (a callback queued after the keys already typed): the
+        # time typed right after 'g' must land in the box.
+        self.screen.set_focus(box)
 
     def action_close_seek(self) -> None:
-        box = self.query_one("#seek", Input)
-        box.display = False
+        self.query_one("#seek", Input).display = False
         back = self._return_focus
         self._return_focus = None
         if back is not None and back.is_attached:

@@ -19,45 +19,52 @@ class ReplayControls:
     """Mixed into the app; ``replay`` is None for live sources, and then every method here is a no-op."""
 
     replay: ReplaySource | None
-    _source_lock: threading.Lock
-    _generation: int
+    source_lock: threading.Lock
+    generation: int
 
     @property
     def _host(self) -> GputuiApp:
         return cast("GputuiApp", self)
 
-    def _control(self, change: Callable[[ReplaySource], object]) -> None:
+    def _control(self, change: Callable[[ReplaySource], object], *, moves: bool = False) -> None:
+        """Run ``change`` on the replay and show its frame; ``moves``: it jumped, so the history is read again."""
         replay = self.replay
         if replay is None:
             return
-        with self._source_lock:
+        with self.source_lock:
             # A poll that started before this change must not overwrite its result.
-            self._generation += 1
+            self.generation += 1
             change(replay)
             snap = replay.current()
-        self._host.apply_snapshot(snap)
-        self._host.schedule_poll()
+        host = self._host
+        latest = host.history.latest
+        if not moves and latest is not None and snap.timestamp < latest:
+            host.history.cut_after(snap.timestamp)  # a step back: the samples before it are still right
+            moves = host.history.latest is None
+        if moves:
+            host.history.clear()
+        host.apply_snapshot(snap)
+        if moves:
+            host.refill_history()
+        host.schedule_poll()
 
     def replay_state(self) -> ReplayState | None:
         r = self.replay
         if r is None:
             return None
-        with self._source_lock:
+        with self.source_lock:
             return ReplayState(r.playing, r.speed, r.position, r.frame_count, r.time, r.start_time, r.end_time)
 
-    def _show_replay_state(self) -> None:
-        state = self.replay_state()
-        if state is not None:
-            self._host.query_one(ReplayBar).status.show(state)
-
     def action_replay_toggle(self) -> None:
-        self._control(lambda r: r.toggle())
+        replay = self.replay
+        restarts = replay is not None and not replay.playing and replay.at_end  # play at the end starts over
+        self._control(lambda r: r.toggle(), moves=restarts)
 
     def action_replay_step(self, frames: int) -> None:
-        self._control(lambda r: r.step(frames))
+        self._control(lambda r: r.step(frames), moves=abs(frames) > 1)
 
     def action_replay_jump(self, seconds: float) -> None:
-        self._control(lambda r: r.jump(seconds))
+        self._control(lambda r: r.jump(seconds), moves=True)
 
     def action_replay_faster(self) -> None:
         self._control(lambda r: r.faster())
@@ -66,8 +73,10 @@ class ReplayControls:
         self._control(lambda r: r.slower())
 
     def action_replay_seek(self) -> None:
-        if self.replay is not None:
-            self._host.query_one(ReplayBar).open_seek()
+        view = self._host.view_screen
+        if self.replay is not None and view is not None:
+            for bar in view.query(ReplayBar):  # none while the view is still being built
+                bar.open_seek()
 
     def on_replay_bar_seek_requested(self, message: ReplayBar.SeekRequested) -> None:
         replay = self.replay
@@ -80,4 +89,4 @@ class ReplayControls:
             return
         if not replay.start_time <= target <= replay.end_time:
             self._host.notify("that time is outside the recording: went to the nearest end", timeout=4)
-        self._control(lambda r: r.seek(min(max(target, r.start_time), r.end_time)))
+        self._control(lambda r: r.seek(min(max(target, r.start_time), r.end_time)), moves=True)

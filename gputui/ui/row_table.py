@@ -1,10 +1,10 @@
-"""A keyed table drawn line by line: a refresh re-renders only visible rows whose data changed.
+"""A keyed table drawn line by line: a refresh repaints only the visible lines whose row data changed.
 
 Textual's DataTable re-renders every visible cell after any update (its caches are keyed on a
 global update counter), about 0.3 ms a cell: too slow for 64 GPUs refreshing every second. Here
 each row holds plain data (a frozen snapshot part); its cells are built only when the row is on
-screen and its data changed, rendered once into a cached Strip; the cursor and zebra stripes are
-background styles laid over it, and the header stays fixed while the rows scroll.
+screen and its data changed, and only the lines of changed rows are marked dirty. Cells that
+subclasses memoise (the same Text object for the same value) are turned into segments once.
 """
 
 from __future__ import annotations
@@ -17,22 +17,28 @@ from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
-from textual.cache import LRUCache
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from gputui.ui.cell_segments import cell_segments
+from gputui.ui.direct_lines import DirectLines
+
 Row = tuple[str, object]  # key, the row's data (compared with ==; cells are built from it)
 ColumnSpec = tuple[str, str, int]  # key, label, width in cells
 _MISSING = object()
+_ARROWS = {False: " ▲", True: " ▼"}
+_LINES_LIMIT = 1024
+_SEGMENTS_LIMIT = 8192
 
 
-class RowTable(ScrollView, can_focus=True, inherit_bindings=False):
-    """Rows identified by string keys; ``sync`` makes the table show exactly the given rows, in order.
+class RowTable(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
+    """Rows identified by string keys; ``sync`` makes the table show exactly the given rows.
 
-    Subclasses implement ``row_cells(key, data)``, which turns a row's data into one Text per column.
-    Only vertical keys are bound: left and right stay free for the app (replay steps).
+    Subclasses implement ``row_cells(key, data)`` (one Text per column) and, to sort,
+    ``sort_value(column, data)``. Only vertical keys are bound: left and right stay free for the
+    app (replay steps). A click on the header sorts by that column; a second click reverses.
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -72,9 +78,24 @@ class RowTable(ScrollView, can_focus=True, inherit_bindings=False):
         def control(self) -> RowTable:
             return self.table
 
+    class RowSelected(Message):
+        """Enter was pressed on a row (or it was clicked twice)."""
+
+        def __init__(self, table: RowTable, key: str) -> None:
+            super().__init__()
+            self.table = table
+            self.key = key
+
+        @property
+        def control(self) -> RowTable:
+            return self.table
+
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.columns: list[ColumnSpec] = []
+        self.sortable: frozenset[str] = frozenset()  # column keys a click or a key may sort by
+        self.sort_column: str | None = None
+        self.sort_reverse = False
         self._order: list[str] = []
         self._index: dict[str, int] = {}
         self._data: dict[str, object] = {}
@@ -83,9 +104,11 @@ class RowTable(ScrollView, can_focus=True, inherit_bindings=False):
         self._version = 0
         self.cursor_row = 0
         self._highlighted: str | None = None
-        self._lines: LRUCache[tuple[object, ...], Strip] = LRUCache(2048)
-        self._cell_cache: LRUCache[tuple[object, ...], list[Segment]] = LRUCache(8192)
+        # Plain dicts, emptied when full: cheaper to look up than an LRU, and a refill costs one frame.
+        self._lines: dict[tuple[object, ...], Strip] = {}
+        self._segments: dict[tuple[object, ...], tuple[Text, list[Segment]]] = {}
         self._styles: dict[str, Style] | None = None
+        self._blank: Strip | None = None
 
     # -- data ----------------------------------------------------------------------------------
     @property
@@ -103,6 +126,10 @@ class RowTable(ScrollView, can_focus=True, inherit_bindings=False):
     def row_cells(self, key: str, data: object) -> Sequence[Text]:
         raise NotImplementedError
 
+    def sort_value(self, column: str, data: object) -> object:
+        """The value rows are ordered by for ``column``; None sorts last in both directions."""
+        return None
+
     def get_row(self, key: str) -> tuple[Text, ...]:
         """The cells of row ``key`` as they are (or would be) drawn."""
         version = self._versions[key]
@@ -118,6 +145,7 @@ class RowTable(ScrollView, can_focus=True, inherit_bindings=False):
             self._version += 1
             self._versions[key] = self._version
         self._lines.clear()
+        self._segments.clear()
         self.refresh()
 
     def set_columns(self, columns: Sequence[ColumnSpec]) -> None:
@@ -128,8 +156,21 @@ class RowTable(ScrollView, can_focus=True, inherit_bindings=False):
         self._update_virtual_size()
         self.refresh()
 
+    def _sorted(self, rows: Sequence[Row]) -> Sequence[Row]:
+        column = self.sort_column
+        if column is None:
+            return rows
+        keyed = [(self.sort_value(column, data), key, data) for key, data in rows]
+        known = [r for r in keyed if r[0] is not None]
+        try:
+            known.sort(key=lambda r: r[0], reverse=self.sort_reverse)  # type: ignore[arg-type,return-value]
+        except TypeError:  # values of mixed types: compare them as text
+            known.sort(key=lambda r: str(r[0]), reverse=self.sort_reverse)
+        return [(k, d) for _, k, d in known] + [(k, d) for v, k, d in keyed if v is None]
+
     def sync(self, rows: Sequence[Row]) -> int:
-        """Show ``rows`` in order, keeping the cursor on its key; returns how many rows changed."""
+        """Show ``rows`` (sorted if a sort column is set), keeping the cursor on its key; returns rows changed."""
+        rows = self._sorted(rows)
         keys = [k for k, _ in rows]
         reordered = keys != self._order
         if reordered:
@@ -141,21 +182,59 @@ class RowTable(ScrollView, can_focus=True, inherit_bindings=False):
                 self._cells.pop(gone, None)
             self.cursor_row = max(0, self._index[keep] if keep in self._index else min(keep_row, len(keys) - 1))
             self._update_virtual_size()
-        changed = 0
-        for key, data in rows:
+        changed: list[int] = []
+        for i, (key, data) in enumerate(rows):
             prev = self._data.get(key, _MISSING)
             if prev is data or prev == data:
                 continue
             self._data[key] = data
             self._version += 1
             self._versions[key] = self._version
-            changed += 1
-        if changed or reordered:
-            self.refresh()
+            changed.append(i)
         if reordered:
+            self.refresh()
             self._scroll_cursor_into_view()
+        elif changed:
+            self._refresh_rows(changed)
         self._post_highlight()
-        return changed
+        return len(changed)
+
+    def _refresh_rows(self, indexes: list[int]) -> None:
+        """Mark the lines of the given rows dirty: only those are rendered and sent to the terminal again."""
+        top, height, width = int(self.scroll_y), self.scrollable_content_region.height, self.size.width
+        if height <= 0 or width <= 0:
+            self.refresh()
+            return
+        regions = [Region(0, i - top + 1, width, 1) for i in indexes if 0 <= i - top < height - 1]
+        if regions:
+            self.refresh(*regions)
+
+    def resort(self) -> None:
+        """Apply a changed sort column or direction to the rows shown now."""
+        self.sync([(k, self._data[k]) for k in self._order])
+        self._lines.clear()
+        self.refresh()
+
+    def sort_by(self, column: str | None, reverse: bool | None = None) -> None:
+        """Sort by ``column`` (None: the order the owner gives); ``reverse`` None keeps the direction."""
+        if column is not None and column not in self.sortable:
+            return
+        self.sort_column = column
+        if reverse is not None:
+            self.sort_reverse = reverse
+        self.resort()
+
+    def cycle_sort(self) -> str | None:
+        """Sort by the next sortable column in display order (after the last: unsorted); returns it."""
+        keys = [k for k, _, _ in self.columns if k in self.sortable]
+        if not keys:
+            return None
+        nxt = keys[0] if self.sort_column not in keys else None
+        if self.sort_column in keys:
+            i = keys.index(self.sort_column)
+            nxt = keys[i + 1] if i + 1 < len(keys) else None
+        self.sort_by(nxt, reverse=False)
+        return nxt
 
     def select_key(self, key: str) -> bool:
         """Move the cursor to the row ``key``; False if there is no such row."""
@@ -170,8 +249,8 @@ class RowTable(ScrollView, can_focus=True, inherit_bindings=False):
             return
         row = min(max(row, 0), len(self._order) - 1)
         if row != self.cursor_row:
-            self.cursor_row = row
-            self.refresh()
+            old, self.cursor_row = self.cursor_row, row
+            self._refresh_rows([old, row])
         self._scroll_cursor_into_view()
         self._post_highlight()
 
@@ -198,9 +277,34 @@ class RowTable(ScrollView, can_focus=True, inherit_bindings=False):
     def action_cursor_to(self, row: int) -> None:
         self._move_cursor(row if row >= 0 else len(self._order) - 1)
 
+    def key_enter(self, event: events.Key) -> None:
+        key = self.cursor_key
+        if key is not None:
+            event.stop()
+            self.post_message(self.RowSelected(self, key))
+
+    def column_at(self, x: int) -> str | None:
+        """The key of the column drawn at content offset ``x``."""
+        left = 0
+        for key, _, w in self.columns:
+            left += w + 2
+            if x < left:
+                return key
+        return None
+
     def on_click(self, event: events.Click) -> None:
-        if event.y >= 1:
-            self._move_cursor(int(self.scroll_y) + event.y - 1)
+        if event.y == 0:
+            column = self.column_at(event.x)
+            if column in self.sortable:
+                same = column == self.sort_column
+                self.sort_by(column, reverse=not self.sort_reverse if same else False)
+            return
+        row = int(self.scroll_y) + event.y - 1
+        if row >= len(self._order):
+            return
+        self._move_cursor(row)
+        if event.chain == 2 and self.cursor_key is not None:
+            self.post_message(self.RowSelected(self, self.cursor_key))
 
     # -- drawing -------------------------------------------------------------------------------
     def _update_virtual_size(self) -> None:
@@ -210,75 +314,101 @@ class RowTable(ScrollView, can_focus=True, inherit_bindings=False):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._styles = None
+        self._blank = None
         self._lines.clear()
-        self._cell_cache.clear()
+        self._segments.clear()
 
     def _style(self, name: str) -> Style:
         if self._styles is None:
             self._styles = {
-                "base": self.rich_style,
+                "base": self.base_style,
                 "header": self.get_component_rich_style("rowtable--header"),
                 "cursor": self.get_component_rich_style("rowtable--cursor"),
                 "odd": self.get_component_rich_style("rowtable--odd"),
             }
+            # Row styles laid over cells only set background and weight: the cells' colours carry meaning.
+            for name_ in ("cursor", "odd"):
+                s = self._styles[name_]
+                self._styles[f"over-{name_}"] = Style(bgcolor=s.bgcolor, bold=s.bold)
+            self._styles["over-none"] = Style()
         return self._styles[name]
 
-    def _cell_segments(self, cell: Text, w: int, over: Style) -> list[Segment]:
-        """One padded cell as styled segments; cached, since most cells of a changed row did not change."""
-        key = (cell.plain, cell.style, tuple(cell.spans), cell.justify, w, over)
-        hit = self._cell_cache.get(key)
-        if hit is not None:
-            return hit
-        text = cell.copy()
-        text.truncate(w, overflow="ellipsis")
-        pad = w - text.cell_len
-        if pad > 0:
-            if cell.justify == "right":
-                text.pad_left(pad)
-            else:
-                text.pad_right(pad)
-        text.pad(1)
-        console = self.app.console
-        # Text.render leaves out the Text's own base style; __rich_console__ would add it, so add it here.
-        own = cell.style if isinstance(cell.style, Style) else console.get_style(cell.style, default=Style())
-        segments = list(Segment.apply_style(text.render(console), self._style("base") + own, over))
-        self._cell_cache[key] = segments
+    def _cell(self, cell: Text, w: int, over: Style) -> list[Segment]:
+        """One padded cell as segments; a memoised cell (the same object again) is rendered once."""
+        key = (id(cell), w, over)
+        hit = self._segments.get(key)
+        if hit is not None and hit[0] is cell:  # the cache holds the cell, so its id cannot be reused
+            return hit[1]
+        segments = cell_segments(cell, w, self._style("base"), over, self.app.console)
+        if len(self._segments) >= _SEGMENTS_LIMIT:
+            self._segments.clear()
+        self._segments[key] = (cell, segments)
         return segments
 
     def _render_cells(self, cells: Sequence[Text], width: int, over: Style) -> Strip:
+        # The hot loop of a refresh (a row a GPU): lookups are inlined, and a cell that starts in the
+        # style the previous one ended in continues its segment (fewer segments to filter and send).
         segments: list[Segment] = []
+        extend = segments.extend
+        cache_get = self._segments.get
         used = 0
         for cell, (_, _, w) in zip(cells, self.columns, strict=False):
-            segments.extend(self._cell_segments(cell, w, over))
+            hit = cache_get((id(cell), w, over))
+            cell_segs = hit[1] if hit is not None and hit[0] is cell else self._cell(cell, w, over)
+            first = cell_segs[0]
+            if segments and segments[-1].style is first.style:
+                segments[-1] = Segment(segments[-1].text + first.text, first.style)
+                if len(cell_segs) > 1:
+                    extend(cell_segs[1:])
+            else:
+                extend(cell_segs)
             used += w + 2
         if used < width:
             segments.append(Segment(" " * (width - used), self._style("base") + over))
             return Strip(segments, width)
         return Strip(segments, used).crop(0, width)
 
+    def _header_cells(self) -> list[Text]:
+        out = []
+        for key, label, _ in self.columns:
+            if key == self.sort_column:
+                label += _ARROWS[self.sort_reverse]
+            out.append(Text(label, no_wrap=True))
+        return out
+
     def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width
+        return self.render_strips(range(y, y + 1))[0]
+
+    def render_strips(self, ys: range) -> list[Strip]:
+        # Rows are drawn to the full width, over the scrollbar's gutter (the scrollbar is drawn on
+        # top): the compositor then takes them as they are.
+        width = self.outer_size.width
         focused = self.has_focus
+        top = int(self.scroll_y)
+        return [self._line(y, top, width, focused) for y in ys]
+
+    def _line(self, y: int, top: int, width: int, focused: bool) -> Strip:
         if y == 0:
-            key: tuple[object, ...] = ("header", width, len(self.columns))
+            key: tuple[object, ...] = ("header", width, len(self.columns), self.sort_column, self.sort_reverse)
             strip = self._lines.get(key)
             if strip is None:
-                header = [Text(label, no_wrap=True) for _, label, _ in self.columns]
-                strip = self._render_cells(header, width, self._style("header"))
+                strip = self._render_cells(self._header_cells(), width, self._style("header"))
                 self._lines[key] = strip
             return strip
-        index = int(self.scroll_y) + y - 1
+        index = top + y - 1
         if index >= len(self._order):
-            return Strip.blank(width, self._style("base"))
+            if self._blank is None or self._blank.cell_length != width:
+                self._blank = Strip.blank(width, self._style("base"))
+            return self._blank
         row_key = self._order[index]
         cursor = index == self.cursor_row
         odd = index % 2 == 1
         key = (row_key, self._versions[row_key], cursor, odd, width, focused and cursor)
         strip = self._lines.get(key)
         if strip is None:
-            over = self._style("cursor") if cursor else self._style("odd") if odd else Style()
-            # Row styles only set background and weight: the cells' own colours carry meaning.
-            over = Style(bgcolor=over.bgcolor, bold=over.bold)
+            over = self._style("over-cursor" if cursor else "over-odd" if odd else "over-none")
             strip = self._render_cells(self.get_row(row_key), width, over)
+            if len(self._lines) >= _LINES_LIMIT:
+                self._lines.clear()
             self._lines[key] = strip
         return strip

@@ -6,6 +6,8 @@ MIG and MPS badges) so that both the .tcss and the cell renderers draw from one 
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+
 from textual.theme import Theme
 
 from gputui.core.errors import GputuiError
@@ -99,20 +101,20 @@ GPUTUI_CONTRAST = Theme(
 THEMES: dict[str, Theme] = {t.name: t for t in (GPUTUI_DARK, GPUTUI_LIGHT, GPUTUI_CONTRAST)}
 
 
-def resolve_theme(name: str | None) -> str:
-    """The registered name for ``name`` ('dark' and 'gputui-dark' both work); raises GputuiError if unknown."""
+def resolve_theme(name: str | None, available: Iterable[str] = THEMES) -> str:
+    """The theme ``name`` names ('dark' and 'gputui-dark' both work) among ``available``; GputuiError if none."""
     if name is None:
         return DEFAULT_THEME
+    names = list(available)
     wanted = name.strip().lower()
     for candidate in (wanted, f"gputui-{wanted}"):
-        if candidate in THEMES:
+        if candidate in names:
             return candidate
-    raise GputuiError(f"unknown theme {name!r}: choose one of {', '.join(THEMES)}")
+    raise GputuiError(f"unknown theme {name!r}: choose one of {', '.join(names)}")
 
 
-def next_theme(current: str) -> str:
-    """The theme after ``current`` in the built-in cycle (the first one if ``current`` is not ours)."""
-    names = list(THEMES)
+def next_theme(current: str, names: Sequence[str] = tuple(THEMES)) -> str:
+    """The theme after ``current`` in ``names`` (the built-in ones, then the user's); the first if not listed."""
     if current not in names:
         return names[0]
     return names[(names.index(current) + 1) % len(names)]

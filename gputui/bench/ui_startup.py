@@ -1,0 +1,117 @@
+"""Time from process start to the dashboard's first complete frame, on the bundled demo recording.
+
+    python -m gputui.bench ui_startup [--runs 10] [--size 160x50] [--source demo] [--baseline]
+
+Each run spawns ``python -m gputui SOURCE --paused`` on a pseudo-terminal with the environment
+variable GPUTUI_EXIT_AFTER_FIRST_FRAME=1: the app then exits as soon as its first snapshot has
+been applied and painted, printing the monotonic time of that moment (the same clock as here on
+Linux). Reported: spawn to first frame, and spawn to process exit (the first plus Python's
+shutdown), as median and best over the runs; --baseline times a bare Textual app with a 64-row
+DataTable the same way, interleaved, for what Textual alone costs on the machine at hand.
+The runs use compiled bytecode (as an installed package does); the warm-up run writes it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import os
+import pty
+import re
+import statistics
+import struct
+import subprocess
+import sys
+import termios
+import time
+
+FIRST_FRAME = re.compile(rb"first complete frame at monotonic (\d+\.\d+)")
+
+# For --baseline: a bare Textual app with a 64-row DataTable, timed the same way (what Textual alone costs).
+BARE_APP = """
+import time
+from textual.app import App
+from textual.widgets import DataTable
+
+class Bare(App):
+    def compose(self):
+        yield DataTable()
+
+    def on_mount(self):
+        table = self.query_one(DataTable)
+        table.add_columns(*"abcdefgh")
+        for i in range(64):
+            table.add_row(*[str(i * j) for j in range(8)])
+        mark = f"first complete frame at monotonic {time.monotonic():.6f}"
+        self.call_after_refresh(lambda: self.exit(message=mark))
+
+Bare().run()
+"""
+
+
+def _size(text: str) -> tuple[int, int]:
+    w, _, h = text.lower().partition("x")
+    return int(w), int(h)
+
+
+def one_run(source: str, size: tuple[int, int], bare: bool = False) -> tuple[float, float]:
+    """Seconds from spawn to the first frame and to the exit of one dashboard (or bare app) process."""
+    width, height = size
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", height, width, 0, 0))
+    env = dict(os.environ, GPUTUI_EXIT_AFTER_FIRST_FRAME="1", TERM=os.environ.get("BENCH_TERM", "xterm-256color"))
+    # Bytecode as an installed package has it: the warm-up run writes it if it is missing. (With
+    # PYTHONDONTWRITEBYTECODE set, every run would compile gputui's sources again: ~0.15 s.)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    cmd = [sys.executable, "-c", BARE_APP] if bare else [sys.executable, "-m", "gputui", source, "--paused"]
+    started = time.monotonic()
+    child = subprocess.Popen(cmd, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True)
+    os.close(slave)
+    output = bytearray()
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        output.extend(chunk)
+    child.wait(timeout=30)
+    ended = time.monotonic()
+    os.close(master)
+    found = FIRST_FRAME.search(bytes(output))
+    if found is None or child.returncode != 0:
+        tail = output[-2000:].decode(errors="replace")
+        raise RuntimeError(f"no first-frame mark (exit code {child.returncode}); the output ended with:\n{tail}")
+    return float(found.group(1)) - started, ended - started
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(prog="python -m gputui.bench ui_startup")
+    ap.add_argument("--runs", type=int, default=10)
+    ap.add_argument("--size", default="160x50", help="terminal size WxH (default 160x50)")
+    ap.add_argument("--source", default="demo", help="what the dashboard opens (default: the bundled demo)")
+    ap.add_argument("--baseline", action="store_true", help="also time a bare Textual app with a 64-row table")
+    args = ap.parse_args(argv)
+    if sys.platform != "linux":
+        print("ui_startup compares monotonic clocks across processes, which needs Linux", file=sys.stderr)
+        return 2
+    size = _size(args.size)
+    kinds = [False, True] if args.baseline else [False]
+    times: dict[bool, tuple[list[float], list[float]]] = {k: ([], []) for k in kinds}
+    for bare in kinds:
+        one_run(args.source, size, bare)  # warm the file cache and the bytecode cache
+    for _ in range(args.runs):  # interleaved, so that both see the same machine load
+        for bare in kinds:
+            first, whole = one_run(args.source, size, bare)
+            times[bare][0].append(first)
+            times[bare][1].append(whole)
+    print(f"{args.runs} runs each after one warm-up run, at {args.size}; seconds from spawn:")
+    for bare in kinds:
+        frames, exits = times[bare]
+        name = "bare Textual, 64-row table" if bare else f"gputui {args.source}"
+        print(
+            f"  {name:<28} first complete frame: median {statistics.median(frames):.3f}  best {min(frames):.3f}"
+            f"   exit: median {statistics.median(exits):.3f}"
+        )
+    return 0

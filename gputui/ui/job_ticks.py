@@ -1,0 +1,81 @@
+"""What the poll worker does with the job service after each poll, off the event loop, and the messages it posts.
+
+A tick runs the scheduling pass (if this process owns the queue), draws simulated jobs into the snapshot,
+and gives the job events since the last tick; the job list is read again only when a job changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from textual.message import Message
+
+from gputui.core.errors import GputuiError
+from gputui.core.model import ClusterSnapshot, Event
+from gputui.jobs.records import ENDED, PENDING, RUNNING, JobRecord
+from gputui.jobs.service import JobService
+
+#: how many finished jobs the jobs view lists (the newest); pending and running ones are always all there
+FINISHED_SHOWN = 200
+
+
+@dataclass(frozen=True, slots=True)
+class JobsTick:
+    """One tick's outcome: ``records`` is None when no job changed since the last list."""
+
+    snapshot: ClusterSnapshot  # with simulated jobs drawn in
+    events: tuple[Event, ...]
+    records: tuple[JobRecord, ...] | None
+    now: float  # the queue's clock
+    owner: bool
+    error: str | None = None
+
+
+def list_jobs(service: JobService) -> tuple[JobRecord, ...]:
+    """Pending and running jobs, and the newest finished ones."""
+    active = service.list(states=(PENDING, RUNNING))
+    ended = service.list(states=ENDED, limit=FINISHED_SHOWN)
+    return (*active, *ended)
+
+
+def tick_jobs(service: JobService, snapshot: ClusterSnapshot, *, relist: bool = False) -> JobsTick:
+    """Run one tick for ``snapshot``; store problems come back in ``error`` (one line), never raised."""
+    result = service.tick(snapshot)
+    error = result.error
+    records = None
+    try:
+        if service.changed() or relist:
+            records = list_jobs(service)
+    except GputuiError as e:
+        error = error or str(e)
+    return JobsTick(result.snapshot, result.events, records, result.clock, result.owner, error)
+
+
+class JobsTicked(Message):
+    """The poll worker ran a tick (posted only where the app's own poll message does not carry it)."""
+
+    def __init__(self, tick: JobsTick) -> None:
+        super().__init__()
+        self.tick = tick
+
+
+class JobsListed(Message):
+    """A fresh job list, read after the user changed something (submit, cancel, ...)."""
+
+    def __init__(self, records: tuple[JobRecord, ...], now: float, select: int | None = None) -> None:
+        super().__init__()
+        self.records = records
+        self.now = now
+        self.select = select  # a job the view should move its cursor onto
+
+
+class JobCallDone(Message):
+    """A job-service call made in a thread worker finished; ``then`` runs on the event loop with its outcome."""
+
+    def __init__(self, then: Callable[[Any, GputuiError | None], None], result: Any, error: GputuiError | None) -> None:
+        super().__init__()
+        self.then = then
+        self.result = result
+        self.error = error

@@ -1,0 +1,60 @@
+"""The cluster overview view: every GPU in one table, and the detail of the highlighted one below it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from textual.widget import Widget
+
+from gputui.ui.detail import DetailPane
+from gputui.ui.overview import OverviewTable
+from gputui.ui.palette import Palette
+from gputui.ui.row_table import RowTable
+from gputui.ui.view_screen import ViewScreen
+
+
+class OverviewScreen(ViewScreen):
+    """The first view: a row per GPU; Enter opens the detail view of the highlighted GPU."""
+
+    VIEW = "overview"
+
+    def compose_body(self) -> Iterable[Widget]:
+        yield OverviewTable(id="overview")
+        yield DetailPane(id="detail")
+
+    def main_table(self) -> RowTable:
+        return self.query_one(OverviewTable)
+
+    def set_palette(self, palette: Palette) -> None:
+        self.query_one(OverviewTable).set_palette(palette)
+        self.query_one(DetailPane).set_palette(palette)
+
+    def refresh_view(self) -> None:
+        app = self.gputui
+        table = self.query_one(OverviewTable)
+        if table.gpu_filter.text != app.filter_text or table.jobs_by_gpu is not app.jobs_by_gpu:
+            table.jobs_by_gpu = app.jobs_by_gpu
+            table.gpu_filter = app.gpu_filter()
+        if app.snapshot is not None:
+            table.show(app.snapshot)
+        if app.selected_key is not None and app.selected_key != table.cursor_key:
+            table.select_key(app.selected_key)
+        self._show_detail()
+
+    def _show_detail(self) -> None:
+        pane = self.query_one(DetailPane)
+        if pane.display:  # hidden ('d'): drawn again when shown
+            pane.show(*self.gputui.selected_gpu())
+
+    def on_row_table_row_highlighted(self, event: RowTable.RowHighlighted) -> None:
+        if event.table.id == "overview":
+            event.stop()
+            if event.key is not None:
+                self.gputui.selected_key = event.key
+            self._show_detail()
+
+    async def on_row_table_row_selected(self, event: RowTable.RowSelected) -> None:
+        if event.table.id == "overview":
+            event.stop()
+            self.gputui.selected_key = event.key
+            await self.app.run_action("view('detail')")
