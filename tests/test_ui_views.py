@@ -132,9 +132,9 @@ async def test_sort_by_key_and_header_click_keeps_the_cursor_on_its_gpu() -> Non
         assert table.render_line(0).text.split()[3:5] == ["Util", "▲"]  # the header marks the sort column
         await pilot.click(OverviewTable, offset=(util_x + 1, 0))
         assert table.row_order[:3] == ["node-a/2", "node-a/0", "node-b/1"] and table.sort_reverse
-        await pilot.press("S")
+        await pilot.press("O")
         assert table.row_order[:3] == ["node-b/1", "node-a/0", "node-a/2"]
-        await pilot.press("s")  # the next column: memory
+        await pilot.press("o")  # the next column: memory
         assert table.sort_column == "mem" and table.cursor_key == "node-a/2"
         procs = app.screen.query_one(ProcessTable)
         await pilot.click(ProcessTable, offset=(1, 0))  # the process table sorts by its header too

@@ -14,6 +14,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--theme", metavar="NAME", help="colour theme: gputui-dark (default), gputui-light, gputui-contrast")
     p.add_argument("--interval", type=float, default=1.0, metavar="S", help="seconds between polls (default 1)")
     p.add_argument("--paused", action="store_true", help="start a replay paused on its first frame (default: playing)")
+    p.add_argument("--record", metavar="FILE", help="record the session shown (every frame and event) into FILE")
     p.set_defaults(run=run)
 
 
@@ -24,16 +25,37 @@ def run(args: argparse.Namespace) -> int:
 
     if args.interval <= 0:
         raise GputuiError(f"--interval {args.interval:g}: must be more than 0 seconds")
+    if args.record is not None:
+        from gputui.ui.record_controls import check_record_path
+
+        problem = check_record_path(args.record)
+        if problem is not None:
+            raise GputuiError(f"--record {args.record}: {problem}")
     opened = open_source(args.source)
     if isinstance(opened.source, ReplaySource) and not args.paused:
         opened.source.play()
+    from gputui.jobs.session import open_service
     from gputui.ui.app import create_app
 
-    app = create_app(
-        opened.source, readonly=args.readonly, theme=args.theme, notice=opened.notice, poll_interval=args.interval
-    )
+    service, note = None, None
     try:
+        service = open_service(args.source, opened.source)
+    except GputuiError as e:  # the dashboard runs on, without jobs
+        note = f"jobs are unavailable: {e}"
+    try:
+        app = create_app(
+            opened.source,
+            readonly=args.readonly,
+            theme=args.theme,
+            notice=opened.notice if note is None else "; ".join(n for n in (opened.notice, note) if n),
+            poll_interval=args.interval,
+            jobs_service=service,
+            jobs_note=note,
+            record=args.record,
+        )
         app.run()
     finally:
+        if service is not None:
+            service.close()
         opened.source.close()
     return int(app.return_code or 0)

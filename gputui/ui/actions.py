@@ -98,8 +98,8 @@ DEFAULT_ACTIONS = ActionRegistry(
             key_display="/",
             opens_input=True,
         ),
-        ActionSpec("sort", "Sort", "Table", ("s",), "Sort by the next column (a click on a header sorts too)"),
-        ActionSpec("sort_reverse", "Reverse", "Table", ("S",), "Reverse the sort order", footer=False),
+        ActionSpec("sort", "Sort", "Table", ("o",), "Sort by the next column (a click on a header sorts too)"),
+        ActionSpec("sort_reverse", "Reverse", "Table", ("O",), "Reverse the sort order", footer=False),
         ActionSpec("gpu(1)", "Next GPU", "Table", ("n",), "Select the next GPU (in every view)", footer=False),
         ActionSpec("gpu(-1)", "Previous GPU", "Table", ("p",), "Select the previous GPU", footer=False),
         ActionSpec(

@@ -11,6 +11,7 @@ import gc
 import os
 import threading
 import time
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import App
@@ -28,16 +29,22 @@ from gputui.ui.bars import BarItem
 from gputui.ui.event_log import EventFeed
 from gputui.ui.gpu_filter import GpuFilter
 from gputui.ui.history import History
+from gputui.ui.job_actions import JOB_ACTIONS
+from gputui.ui.job_controls import JobControls
 from gputui.ui.jobs import JobsProvider, JobSummary, jobs_by_gpu
+from gputui.ui.mps_controls import MpsControls
 from gputui.ui.overview import gpu_rows
 from gputui.ui.palette import PLAIN, Palette
 from gputui.ui.polling import Polling
+from gputui.ui.record_controls import RecordControls
 from gputui.ui.replay_control import ReplayControls
 from gputui.ui.themes import THEMES, next_theme, resolve_theme
 from gputui.ui.view_screen import VIEWS, ViewScreen
 
 if TYPE_CHECKING:
     from textual.command import Provider
+
+    from gputui.jobs.service import JobService
 
 #: Benchmark hook: with this environment variable set to 1 the app exits right after its first
 #: complete frame, printing the monotonic time of that frame (see ``python -m gputui.bench ui_startup``).
@@ -74,10 +81,10 @@ def _jobs() -> Screen[None]:
     return JobsScreen()
 
 
-class GputuiApp(Polling, ReplayControls, App[None]):
+class GputuiApp(JobControls, RecordControls, MpsControls, Polling, ReplayControls, App[None]):
     """The dashboard: overview, GPU detail, history and jobs views, plus the replay bar for recordings."""
 
-    CSS_PATH = str(themes_dir() / "app.tcss")
+    CSS_PATH = [str(themes_dir() / "app.tcss"), str(themes_dir() / "jobs.tcss")]
     TITLE = "gputui"
     COMMANDS = App.COMMANDS | {_commands}
     MODES: ClassVar = {"overview": _overview, "detail": _detail, "history": _history, "jobs": _jobs}
@@ -96,6 +103,9 @@ class GputuiApp(Polling, ReplayControls, App[None]):
         jobs: JobsProvider | None = None,
         user_themes: list[Theme] | None = None,
         theme_problems: list[str] | None = None,
+        jobs_service: JobService | None = None,
+        jobs_note: str | None = None,
+        record: str | None = None,
     ) -> None:
         self.user_themes = list(user_themes or [])
         self.theme_names = [*THEMES, *(t.name for t in self.user_themes)]
@@ -109,14 +119,19 @@ class GputuiApp(Polling, ReplayControls, App[None]):
         self.readonly = readonly
         self.notices = [n for n in [notice, *(theme_problems or [])] if n]
         self.poll_interval = max(0.05, poll_interval)
-        self.registry = (actions or DEFAULT_ACTIONS).extended(
+        self.jobs_service = jobs_service
+        self.jobs_note = jobs_note
+        self.record_path = record
+        self.registry = (actions or DEFAULT_ACTIONS.extended(JOB_ACTIONS)).extended(
             ActionSpec(f"set_theme('{t.name}')", f"Theme: {t.name}", "View", help=f"Use your theme {t.name}")
             for t in self.user_themes
         )
         self._input_openers = {spec.name for spec in self.registry if spec.opens_input}
         self._bind_registry()
         self.jobs_provider = jobs
-        self.shows_events = self.replay is not None or jobs is not None  # recorded events, or job events
+        self.shows_events = (
+            self.replay is not None or jobs is not None or jobs_service is not None
+        )  # recorded events, or job events
         self.source_lock = threading.Lock()  # the poll thread and replay controls share the source
         self.generation = 0
         self.poll_count = 0
@@ -193,10 +208,16 @@ class GputuiApp(Polling, ReplayControls, App[None]):
         self.theme_changed_signal.subscribe(self, self._on_theme_changed)
         for notice in self.notices:
             self.notify(notice, title="gputui", severity="warning" if "theme file" in notice else "information")
+        if self.record_path is not None:
+            self.start_recording(self.record_path)
         self._start_poll()
 
     def on_unmount(self) -> None:
         self._stop_poll()
+        self.close_recording_now()  # the file always gets its index
+
+    def action_toggle_jobs(self) -> None:
+        self.action_view("jobs" if self.current_mode != "jobs" else "overview")
 
     def first_frame_drawn(self) -> None:
         if os.environ.get(EXIT_AFTER_FIRST_FRAME) == "1":
@@ -282,9 +303,9 @@ class GputuiApp(Polling, ReplayControls, App[None]):
         """Poll as soon as possible, also while a replay is paused."""
         self.schedule_poll(0)
 
-    def show_job_events(self, events: list[Event]) -> None:
+    def show_job_events(self, events: Sequence[Event]) -> None:
         """Write events (a job started, ended) to the event log of every view."""
-        self.event_feed.add(events)
+        self.event_feed.add(list(events))
         view = self.view_screen
         if view is not None and view.is_mounted:
             view.sync_replay()
@@ -388,6 +409,9 @@ def create_app(
     poll_interval: float = 1.0,
     jobs: JobsProvider | None = None,
     themes_path: os.PathLike[str] | str | None = None,
+    jobs_service: JobService | None = None,
+    jobs_note: str | None = None,
+    record: str | None = None,
 ) -> GputuiApp:
     """Build the dashboard for ``source``; raises GputuiError (e.g. an unknown theme) before anything starts.
 
@@ -410,6 +434,9 @@ def create_app(
             jobs=jobs,
             user_themes=themes,
             theme_problems=problems,
+            jobs_service=jobs_service,
+            jobs_note=jobs_note,
+            record=record,
         )
     except GputuiError as e:
         if problems:

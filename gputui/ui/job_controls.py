@@ -77,7 +77,7 @@ class JobControls:
     _jobs_error: str | None = None
 
     @property
-    def _app(self) -> App[Any]:
+    def _japp(self) -> App[Any]:
         return cast("App[Any]", self)
 
     # -- hooks the app overrides ---------------------------------------------------------------
@@ -94,7 +94,7 @@ class JobControls:
     # -- feeding the view ----------------------------------------------------------------------
     def jobs_view(self) -> JobsView | None:
         """The jobs view, on whichever screen of the stack holds it (a dialog may be on top)."""
-        for screen in reversed(self._app.screen_stack):
+        for screen in reversed(self._japp.screen_stack):
             try:
                 return screen.query_one(JobsView)
             except NoMatches:
@@ -111,7 +111,7 @@ class JobControls:
         if tick.error != self._jobs_error:
             self._jobs_error = tick.error
             if tick.error is not None:
-                self._app.notify(f"jobs: {tick.error}", severity="warning", timeout=8)
+                self._japp.notify(f"jobs: {tick.error}", severity="warning", timeout=8)
         if tick.records is not None:
             self.jobs_records = tick.records
         self.jobs_now = tick.now
@@ -152,9 +152,9 @@ class JobControls:
         try:
             result = call()
         except GputuiError as e:
-            self._app.post_message(JobCallDone(then, None, e))
+            self._japp.post_message(JobCallDone(then, None, e))
             return
-        self._app.post_message(JobCallDone(then, result, None))
+        self._japp.post_message(JobCallDone(then, result, None))
 
     @work(thread=True, group="jobs")
     def run_job_call(self, call: Callable[[], Any], then: Then) -> None:
@@ -174,7 +174,7 @@ class JobControls:
 
     def _service(self) -> JobService | None:
         if self.jobs_service is None:
-            self._app.notify(self.jobs_note or "jobs are not available here", severity="warning", timeout=6)
+            self._japp.notify(self.jobs_note or "jobs are not available here", severity="warning", timeout=6)
         return self.jobs_service
 
     def _changed(self, service: JobService, call: Callable[[], JobRecord], done: Callable[[JobRecord], None]) -> None:
@@ -186,7 +186,7 @@ class JobControls:
 
         def then(result: Any, error: GputuiError | None) -> None:
             if error is not None:
-                self._app.notify(str(error), severity="error", timeout=8)
+                self._japp.notify(str(error), severity="error", timeout=8)
                 return
             rec, records, now = result
             self.jobs_records, self.jobs_now = records, now
@@ -199,7 +199,7 @@ class JobControls:
     # -- submit --------------------------------------------------------------------------------
     def action_submit_job(self) -> None:
         if self._service() is not None:
-            self._app.push_screen(SubmitDialog(self.palette))
+            self._japp.push_screen(SubmitDialog(self.palette))
 
     def on_submit_dialog_preview_wanted(self, message: SubmitDialog.PreviewWanted) -> None:
         service, dialog = self.jobs_service, message.dialog
@@ -234,7 +234,7 @@ class JobControls:
             self.jobs_records, self.jobs_now = records, now
             self.show_jobs(select=rec.id)
             hint = "" if self.jobs_view_shown() else "; j shows the jobs view"
-            self._app.notify(f"job {rec.id} ({rec.display_name}) submitted: {rec.request.describe()}{hint}", timeout=6)
+            self._japp.notify(f"job {rec.id} ({rec.display_name}) submitted: {rec.request.describe()}{hint}", timeout=6)
             self.request_poll()
 
         self.run_job_call(work, then)
@@ -252,20 +252,20 @@ class JobControls:
         if view is not None and view.display and view.has_focus_within:
             rec = view.selected_job
             if rec is None:
-                self._app.notify("No job selected", timeout=4)
+                self._japp.notify("No job selected", timeout=4)
             elif rec.ended:
-                self._app.notify(f"job {rec.id} has already ended ({rec.state.lower()})", timeout=4)
+                self._japp.notify(f"job {rec.id} has already ended ({rec.state.lower()})", timeout=4)
             else:
                 self.confirm_cancel(rec)
             return
         hit = self.highlighted_gpu()
         if hit is None:
-            self._app.notify("Highlight a GPU that runs a job, or select a job in the jobs view", timeout=5)
+            self._japp.notify("Highlight a GPU that runs a job, or select a job in the jobs view", timeout=5)
             return
         node, gpu = hit
         jobs = jobs_on_gpu(self.jobs_records, node.name, gpu.index)
         if not jobs:
-            self._app.notify(f"No job of this queue runs on {node.name} GPU {gpu.index}", timeout=5)
+            self._japp.notify(f"No job of this queue runs on {node.name} GPU {gpu.index}", timeout=5)
         elif len(jobs) == 1:
             self.confirm_cancel(jobs[0])
         else:
@@ -276,7 +276,7 @@ class JobControls:
                     self.confirm_cancel(by_id[key])
 
             title = f"{len(jobs)} jobs run on {node.name} GPU {gpu.index}: which one to cancel?"
-            self._app.push_screen(ChoiceDialog(title, [(k, job_label(r)) for k, r in by_id.items()]), chosen)
+            self._japp.push_screen(ChoiceDialog(title, [(k, job_label(r)) for k, r in by_id.items()]), chosen)
 
     def confirm_cancel(self, rec: JobRecord) -> None:
         body = Text.assemble(job_label(rec), "\n\n", _stop_text(rec))
@@ -287,18 +287,18 @@ class JobControls:
             if yes and service is not None:
                 self._changed(service, lambda: service.cancel(rec.id), self._cancelled)
 
-        self._app.push_screen(ConfirmDialog(title, body, yes="Cancel job", no="No"), answered)
+        self._japp.push_screen(ConfirmDialog(title, body, yes="Cancel job", no="No"), answered)
 
     def _cancelled(self, rec: JobRecord) -> None:
         what = "cancelled" if rec.state == CANCELLED else "is being stopped"
-        self._app.notify(f"job {rec.id} {what}", timeout=5)
+        self._japp.notify(f"job {rec.id} {what}", timeout=5)
 
     # -- requeue and priority ------------------------------------------------------------------
     def _selected(self, verb: str) -> JobRecord | None:
         view = self.jobs_view()
         rec = view.selected_job if view is not None and view.display else None
         if rec is None:
-            self._app.notify(f"Select the job to {verb} in the jobs view (j)", timeout=5)
+            self._japp.notify(f"Select the job to {verb} in the jobs view (j)", timeout=5)
         return rec
 
     def action_requeue_job(self) -> None:
@@ -312,18 +312,18 @@ class JobControls:
 
         if rec.running:
             body = Text.assemble(job_label(rec), "\n\nIt is stopped now and queued again.")
-            self._app.push_screen(ConfirmDialog(f"Requeue running job {rec.id}?", body, yes="Requeue"), go)
+            self._japp.push_screen(ConfirmDialog(f"Requeue running job {rec.id}?", body, yes="Requeue"), go)
         else:
             go()
 
     def _requeued(self, rec: JobRecord) -> None:
-        self._app.notify(f"job {rec.id} " + ("is being requeued" if rec.running else "is queued again"), timeout=5)
+        self._japp.notify(f"job {rec.id} " + ("is being requeued" if rec.running else "is queued again"), timeout=5)
 
     def action_job_priority(self) -> None:
         if self._service() is None or (rec := self._selected("change")) is None:
             return
         if not rec.pending:
-            self._app.notify(f"job {rec.id} is {rec.state.lower()}: only a pending job's priority can change")
+            self._japp.notify(f"job {rec.id} is {rec.state.lower()}: only a pending job's priority can change")
             return
 
         def go(text: str | None) -> None:
@@ -336,7 +336,7 @@ class JobControls:
         prompt = PromptDialog(
             f"Priority of job {rec.id} ({rec.display_name})", label, str(rec.priority), check_priority
         )
-        self._app.push_screen(prompt, go)
+        self._japp.push_screen(prompt, go)
 
     def _prioritised(self, rec: JobRecord) -> None:
-        self._app.notify(f"job {rec.id} now has priority {rec.priority}", timeout=5)
+        self._japp.notify(f"job {rec.id} now has priority {rec.priority}", timeout=5)

@@ -12,6 +12,7 @@ from textual.widget import Widget
 
 from gputui.ui import cells
 from gputui.ui.jobs import JobSummary, state_rank
+from gputui.ui.jobs_view import JobsView
 from gputui.ui.palette import PLAIN, Palette
 from gputui.ui.row_table import ColumnSpec, RowTable
 from gputui.ui.text_panel import TextPanel
@@ -113,23 +114,35 @@ class QueueTable(RowTable):
 
 
 class JobsScreen(ViewScreen):
-    """The jobs view; a line says where jobs come from while there are none."""
+    """The jobs view: the job service's queue (with a detail pane) when one is attached, else the provider's list."""
 
     VIEW = "jobs"
 
     def compose_body(self) -> Iterable[Widget]:
+        if self.gputui.jobs_service is not None or self.gputui.jobs_note is not None:
+            yield JobsView(own_filter=False, id="jobs-view")
+            return
         yield TextPanel("", id="jobs-note")
         yield QueueTable(id="queue-table")
 
     def main_table(self) -> RowTable:
-        return self.query_one(QueueTable)
+        views = self.query(JobsView)
+        return views.first().table if views else self.query_one(QueueTable)
 
     def set_palette(self, palette: Palette) -> None:
-        self.query_one(QueueTable).set_palette(palette)
         self._palette = palette
+        for view in self.query(JobsView):
+            view.set_palette(palette)
+        for table in self.query(QueueTable):
+            table.set_palette(palette)
 
     def refresh_view(self) -> None:
         app = self.gputui
+        views = self.query(JobsView)
+        if views:
+            views.first().set_filter(app.filter_text)
+            app.show_jobs()
+            return
         p = getattr(self, "_palette", PLAIN)
         jobs = [j for j in app.jobs if job_matches(j, app.filter_text)]
         now = app.snapshot.timestamp if app.snapshot is not None else time.time()

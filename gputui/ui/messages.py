@@ -11,6 +11,7 @@ from gputui.core.model import ClusterSnapshot
 
 if TYPE_CHECKING:
     from gputui.ui.history import Sample
+    from gputui.ui.job_ticks import JobsTick
     from gputui.ui.jobs import JobSummary
 
 
@@ -21,11 +22,18 @@ class SnapshotPolled(Message):
     when the provider failed: the last list is then kept).
     """
 
-    def __init__(self, snapshot: ClusterSnapshot, generation: int, jobs: list[JobSummary] | None = None) -> None:
+    def __init__(
+        self,
+        snapshot: ClusterSnapshot,
+        generation: int,
+        jobs: list[JobSummary] | None = None,
+        tick: JobsTick | None = None,
+    ) -> None:
         super().__init__()
         self.snapshot = snapshot
         self.generation = generation
         self.jobs = jobs
+        self.tick = tick  # the job service's pass on this snapshot (``snapshot`` then has its jobs drawn in)
 
 
 class PollFailed(Message):

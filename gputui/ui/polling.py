@@ -126,7 +126,10 @@ class Polling:
                 jobs = list(app.jobs_provider.jobs())
             except GputuiError as e:
                 app.post_message(PollFailed(f"jobs: {e}", generation))
-        return SnapshotPolled(snapshot, generation, jobs)
+        tick = app.jobs_tick(snapshot)
+        if tick is not None:
+            snapshot = tick.snapshot  # simulated jobs drawn in
+        return SnapshotPolled(snapshot, generation, jobs, tick)
 
     async def wait_for_polls(self) -> None:
         """Return once no poll is running or due now (for tests and benchmarks: never blocks the UI)."""
@@ -160,8 +163,12 @@ class Polling:
         app.poll_count += 1
         if message.jobs is not None:
             app.set_jobs(message.jobs)
+        tick = message.tick
+        if tick is not None:
+            app.apply_jobs_tick(tick)
         if message.generation == app.generation:
             app.apply_snapshot(message.snapshot)
+            app.record_applied(message.snapshot, tick.events if tick is not None else ())
             if app.poll_count == 1:
                 app.call_after_refresh(app.first_frame_drawn)
         self.schedule_poll()
