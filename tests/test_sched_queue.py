@@ -166,3 +166,17 @@ def test_cancel_and_refresh(tmp_path):
     q.cancel(b.id, 1)
     q.cancel(a.id, 1)
     assert b.state == a.state == "CANCELLED" and q.state.totals["g:*"] == 2
+
+
+def test_adopt_puts_a_running_job_back_and_its_gpus_count_as_taken():
+    first = sched(("n", 2, A100))
+    job = sub(first, "--gpus=1 -t 10")
+    alloc = first.schedule(0)[0].allocation
+    rebuilt = sched(("n", 2, A100))  # the queue after a restart, with the job submitted again
+    again = rebuilt.submit(job.request, 0, job_id=job.id)
+    rebuilt.adopt(again, alloc, 5)
+    assert again.state == "RUNNING" and again.start_time == 5 and rebuilt.pending == []
+    other = sub(rebuilt, "--gpus=2 -t 10")
+    assert rebuilt.schedule(6) == [] and other.reason == "Resources"  # the adopted GPU is held
+    with pytest.raises(ValueError, match="not pending"):
+        rebuilt.adopt(again, alloc, 5)

@@ -96,13 +96,12 @@ def build_scheduler(
             built.problems[rec.id] = f"no longer fits this cluster ({e})"
             _stub(sched, rec, FAILED)
             continue
-        sched.pending.remove(job)
         if alloc is None or not ledger.can_apply(sched.state, alloc):
+            sched.pending.remove(job)
             built.problems[rec.id] = "its GPUs are gone (lost, or the MIG instance was destroyed)"
             job.state, job.end_time = FAILED, snapshot.timestamp
             continue
-        # the queue has no public way to put a running job back; its own start step does exactly that
-        sched._start(job, alloc, rec.start_time if rec.start_time is not None else rec.submit_time, False)
+        sched.adopt(job, alloc, rec.start_time if rec.start_time is not None else rec.submit_time)
     for rec in sorted(pending, key=lambda r: r.id):
         try:
             sched.submit(request_of(rec), rec.submit_time, job_id=rec.id)

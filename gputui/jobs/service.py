@@ -40,6 +40,8 @@ from gputui.jobs.views import JobDetail, Preview, TickResult, tail
 class JobService:
     """Jobs of one queue (``cluster``: a live machine or a replayed recording) in ``store``, run by ``runner``."""
 
+    kind = "embedded"
+
     def __init__(
         self,
         store: JobStore,

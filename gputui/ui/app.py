@@ -44,7 +44,7 @@ from gputui.ui.view_screen import VIEWS, ViewScreen
 if TYPE_CHECKING:
     from textual.command import Provider
 
-    from gputui.jobs.service import JobService
+    from gputui.jobs.backend import JobBackend
 
 #: Benchmark hook: with this environment variable set to 1 the app exits right after its first
 #: complete frame, printing the monotonic time of that frame (see ``python -m gputui.bench ui_startup``).
@@ -103,7 +103,7 @@ class GputuiApp(JobControls, RecordControls, MpsControls, Polling, ReplayControl
         jobs: JobsProvider | None = None,
         user_themes: list[Theme] | None = None,
         theme_problems: list[str] | None = None,
-        jobs_service: JobService | None = None,
+        jobs_service: JobBackend | None = None,
         jobs_note: str | None = None,
         record: str | None = None,
     ) -> None:
@@ -409,7 +409,7 @@ def create_app(
     poll_interval: float = 1.0,
     jobs: JobsProvider | None = None,
     themes_path: os.PathLike[str] | str | None = None,
-    jobs_service: JobService | None = None,
+    jobs_service: JobBackend | None = None,
     jobs_note: str | None = None,
     record: str | None = None,
 ) -> GputuiApp:

@@ -17,8 +17,8 @@ from textual.css.query import NoMatches
 from gputui.core.errors import GputuiError
 from gputui.core.model import Event, GpuSnapshot, NodeSnapshot
 from gputui.core.scheduler.errors import RequestError
+from gputui.jobs.backend import JobBackend
 from gputui.jobs.records import CANCELLED, JobRecord
-from gputui.jobs.service import JobService
 from gputui.ui.choice_dialog import ChoiceDialog
 from gputui.ui.confirm_dialog import ConfirmDialog
 from gputui.ui.job_ticks import JobCallDone, JobsListed, JobsTick, list_jobs, tick_jobs
@@ -46,6 +46,22 @@ def jobs_on_gpu(records: Sequence[JobRecord], node: str, index: int) -> list[Job
     return sorted(out, key=lambda r: r.id)
 
 
+def holders_by_gpu(records: Sequence[JobRecord]) -> dict[str, str]:
+    """'node/index' -> 'job 42 train' for every GPU a running job holds (the overview's holder column and the
+    filter use it); a MIG instance or an MPS share is named after the job, and jobs sharing a GPU are joined."""
+    out: dict[str, list[str]] = {}
+    for rec in sorted(records, key=lambda r: r.id):
+        if not rec.running or rec.allocation is None:
+            continue
+        base = f"job {rec.id}" + (f" {rec.name}" if rec.name else "")
+        for ng in rec.allocation.nodes:
+            for g in ng.gpus:
+                share = f" ({g.mig.profile})" if g.mig is not None else ""
+                share = f" (MPS {g.mps_percent}%)" if g.mps_percent is not None else share
+                out.setdefault(f"{ng.node}/{g.index}", []).append(base + share)
+    return {key: ", ".join(labels) for key, labels in out.items()}
+
+
 def check_priority(text: str) -> str | None:
     text = text.strip()
     if not text.isdigit():
@@ -69,7 +85,7 @@ def _stop_text(rec: JobRecord) -> str:
 class JobControls:
     """Mixed into the app; with ``jobs_service`` None (no store), every job action says why it is unavailable."""
 
-    jobs_service: JobService | None = None
+    jobs_service: JobBackend | None = None
     jobs_note: str | None = None  # why jobs are unavailable, shown in the view and in notifications
     jobs_records: tuple[JobRecord, ...] = ()
     jobs_now: float = 0.0
@@ -113,7 +129,7 @@ class JobControls:
             if tick.error is not None:
                 self._japp.notify(f"jobs: {tick.error}", severity="warning", timeout=8)
         if tick.records is not None:
-            self.jobs_records = tick.records
+            self._set_records(tick.records)
         self.jobs_now = tick.now
         self.show_jobs()
         if tick.events:
@@ -128,8 +144,16 @@ class JobControls:
         if select is not None:
             view.select_job(select)
 
+    def _set_records(self, records: tuple[JobRecord, ...]) -> None:
+        self.jobs_records = records
+        holders = holders_by_gpu(records)
+        app = cast("Any", self)
+        if holders != getattr(app, "jobs_by_gpu", None):
+            app.jobs_by_gpu = holders  # a new object: the overview notices it and redraws the holder column
+
     def on_jobs_listed(self, message: JobsListed) -> None:
-        self.jobs_records, self.jobs_now = message.records, message.now
+        self._set_records(message.records)
+        self.jobs_now = message.now
         self.show_jobs(message.select)
 
     def on_jobs_view_detail_wanted(self, message: JobsView.DetailWanted) -> None:
@@ -172,12 +196,12 @@ class JobControls:
     def on_job_call_done(self, message: JobCallDone) -> None:
         message.then(message.result, message.error)
 
-    def _service(self) -> JobService | None:
+    def _service(self) -> JobBackend | None:
         if self.jobs_service is None:
             self._japp.notify(self.jobs_note or "jobs are not available here", severity="warning", timeout=6)
         return self.jobs_service
 
-    def _changed(self, service: JobService, call: Callable[[], JobRecord], done: Callable[[JobRecord], None]) -> None:
+    def _changed(self, service: JobBackend, call: Callable[[], JobRecord], done: Callable[[JobRecord], None]) -> None:
         """Run a change, then read the job list again and poll, so the view shows its effect at once."""
 
         def work() -> tuple[JobRecord, tuple[JobRecord, ...], float]:

@@ -14,8 +14,8 @@ from textual.message import Message
 
 from gputui.core.errors import GputuiError
 from gputui.core.model import ClusterSnapshot, Event
+from gputui.jobs.backend import JobBackend
 from gputui.jobs.records import ENDED, PENDING, RUNNING, JobRecord
-from gputui.jobs.service import JobService
 
 #: how many finished jobs the jobs view lists (the newest); pending and running ones are always all there
 FINISHED_SHOWN = 200
@@ -33,14 +33,14 @@ class JobsTick:
     error: str | None = None
 
 
-def list_jobs(service: JobService) -> tuple[JobRecord, ...]:
+def list_jobs(service: JobBackend) -> tuple[JobRecord, ...]:
     """Pending and running jobs, and the newest finished ones."""
     active = service.list(states=(PENDING, RUNNING))
     ended = service.list(states=ENDED, limit=FINISHED_SHOWN)
     return (*active, *ended)
 
 
-def tick_jobs(service: JobService, snapshot: ClusterSnapshot, *, relist: bool = False) -> JobsTick:
+def tick_jobs(service: JobBackend, snapshot: ClusterSnapshot, *, relist: bool = False) -> JobsTick:
     """Run one tick for ``snapshot``; store problems come back in ``error`` (one line), never raised."""
     result = service.tick(snapshot)
     error = result.error

@@ -138,11 +138,12 @@ class Polling:
             await asyncio.to_thread(poller.wait_idle)
 
     def _next_interval(self) -> float | None:
-        """Seconds to the next poll; None for a paused replay, whose frame changes only by the user's keys."""
+        """Seconds to the next poll; for a paused replay None (its frame changes only by the user's keys), unless
+        it has a job queue, which another process may change: then the queue is looked at each interval."""
         app = self._app
         if app.replay is not None:
             if not app.replay.playing:
-                return None
+                return app.poll_interval if app.jobs_service is not None else None
             return max(MIN_REPLAY_INTERVAL, min(app.poll_interval, 0.5 / app.replay.speed))
         return app.poll_interval
 

@@ -43,10 +43,15 @@ class ReplayControls:
             moves = host.history.latest is None
         if moves:
             host.history.clear()
-        host.apply_snapshot(snap)
+        if host.jobs_service is not None:
+            # The poll thread draws the frame with the queue's jobs in it; drawing the raw frame here first
+            # would make them blink out for a moment.
+            host.schedule_poll(0)
+        else:
+            host.apply_snapshot(snap)
+            host.schedule_poll()
         if moves:
             host.refill_history()
-        host.schedule_poll()
 
     def replay_state(self) -> ReplayState | None:
         r = self.replay

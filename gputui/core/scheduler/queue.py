@@ -86,6 +86,14 @@ class Scheduler:
             waiting = waiting or not ok
         return "Dependency" if waiting else None
 
+    def adopt(self, job: Job, alloc: Allocation, start_time: float) -> Decision:
+        """Put a pending job back to running on ``alloc`` (a queue rebuilt after a restart, whose job was already
+        running); the caller has checked with ``ledger.can_apply`` that the allocation still fits."""
+        if job not in self.pending:
+            raise ValueError(f"job {job.id} is not pending")
+        self.pending.remove(job)
+        return self._start(job, alloc, start_time, False)
+
     def _start(self, job: Job, alloc: Allocation, now: float, backfilled: bool) -> Decision:
         ledger.apply(self.state, alloc, job.id)
         job.state, job.start_time, job.allocation = RUNNING, now, alloc
