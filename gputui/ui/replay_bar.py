@@ -12,6 +12,7 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Input
 
+from gputui.ui.input_focus import FocusLending
 from gputui.ui.palette import PLAIN, Palette
 from gputui.ui.seek_time import HELP, format_time
 
@@ -78,7 +79,7 @@ class ReplayStatus(Widget):
         return render_state(self.state, self.size.width, self.palette)
 
 
-class ReplayBar(Horizontal):
+class ReplayBar(Horizontal, FocusLending):
     """The status line and, while seeking, an input for the target time."""
 
     BINDINGS = [Binding("escape", "close_seek", "Cancel", show=False)]
@@ -89,10 +90,6 @@ class ReplayBar(Horizontal):
         def __init__(self, text: str) -> None:
             super().__init__()
             self.text = text
-
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self._return_focus: Widget | None = None
 
     def compose(self) -> ComposeResult:
         yield ReplayStatus(id="replay-status")
@@ -113,22 +110,13 @@ class ReplayBar(Horizontal):
     def open_seek(self) -> None:
         """Show the seek box and put the cursor in it."""
         box = self.query_one("#seek", Input)
-        if not box.display:
-            self._return_focus = self.screen.focused
         box.value = ""
         box.display = True
-        # At once, not via Widget.focus (a callback queued after the keys already typed): the
-        # time typed right after 'g' must land in the box.
-        self.screen.set_focus(box)
+        self.lend_focus_to(box)
 
     def action_close_seek(self) -> None:
         self.query_one("#seek", Input).display = False
-        back = self._return_focus
-        self._return_focus = None
-        if back is not None and back.is_attached:
-            back.focus()
-        else:
-            self.screen.focus_next()
+        self.give_back_focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
