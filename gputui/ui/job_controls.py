@@ -79,6 +79,8 @@ def _stop_text(rec: JobRecord) -> str:
         return "It leaves the queue."
     if rec.runner == "sim":
         return "The simulated job ends at the next scheduling pass."
+    if rec.runner == "slurm":
+        return "Slurm stops it (scancel): SIGTERM, then SIGKILL after the cluster's KillWait."
     return "Its processes get SIGTERM, then SIGKILL after the grace period."
 
 
