@@ -76,7 +76,7 @@ def test_snapshot_of_an_nvidia_smi_log(capsys, monkeypatch) -> None:  # type: ig
         (["snapshot", "/no/such/file"], "/no/such/file: no such file"),
         (["snapshot", str(FIXTURES)], "is a directory"),
         (["snapshot", "demo", "--at", "yesterday"], "'yesterday' is not a time"),
-        (["snapshot", "slurm:cluster"], "the Slurm source is not built yet"),
+        (["snapshot", "slurm:cluster"], "cluster: no such slurm.conf"),
     ],
 )
 def test_user_errors_are_one_line_with_exit_code_2(capsys, argv: list[str], message: str) -> None:  # type: ignore[no-untyped-def]

@@ -24,6 +24,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from gputui.core.errors import GputuiError
+    from gputui.jobs.service import JobService
     from gputui.jobs.session import open_session
 
     session = open_session(args.source)
@@ -42,13 +43,13 @@ def run(args: argparse.Namespace) -> int:
                 stopping.append(jid)
             else:
                 print(f"job {jid} cancelled")
-        if stopping and service.owner:
+        if stopping and isinstance(service, JobService) and service.owner:
             # one pass sends the signals; wait out the grace period so that the store holds the end
             grace = getattr(service.runner, "grace_s", 0.0)
             deadline = time.monotonic() + (0.0 if args.no_wait else grace + 2.0)
             while True:
                 service.tick(session.source.poll() if service.runner.kind == "local" else session.snapshot)
-                left = [j for j in stopping if service.store.get(j).running]  # type: ignore[union-attr]
+                left = [j for j in stopping if (r := service.store.get(j)) is not None and r.running]
                 if not left or time.monotonic() >= deadline:
                     break
                 time.sleep(0.1)
@@ -56,6 +57,9 @@ def run(args: argparse.Namespace) -> int:
                 done = service.store.get(jid)
                 assert done is not None
                 print(f"job {jid} {'is stopping' if done.running else done.state.lower()}")
+        elif service.kind == "slurm":
+            for jid in stopping:
+                print(f"job {jid}: scancel sent; Slurm stops it")
         else:
             for jid in stopping:
                 print(f"job {jid}: cancel requested; the gputui that owns the queue stops it")

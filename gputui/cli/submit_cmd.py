@@ -58,6 +58,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from gputui.jobs.errors import JobError
+    from gputui.jobs.service import JobService
     from gputui.jobs.session import open_session
     from gputui.jobs.submission import split_sbatch
 
@@ -91,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"job {rec.id} is pending ({detail.reason}): {detail.explanation}")
         else:
             print(f"job {rec.id} {now.state.lower()}: {now.end_reason or ''}")
-        holder = None if service.owner else service.store.owner(service.cluster)
+        holder = None if service.owner or not isinstance(service, JobService) else service.store.owner(service.cluster)
         if holder is not None:
             print(f"(gputui pid {holder.pid} on {holder.host} owns this queue and schedules it)")
         return 0

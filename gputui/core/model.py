@@ -125,6 +125,8 @@ class NodeSnapshot:
     gpus: tuple[GpuSnapshot, ...] = ()
     driver_version: str | None = None
     cuda_version: str | None = None
+    state: str | None = None  # the workload manager's node state ("MIXED", "IDLE+DRAIN"); None: no manager
+    shares: tuple[tuple[str, int, int | None], ...] = ()  # shared GRES such as MPS or shards: (name, total, used)
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from gputui.core.model import ClusterSnapshot
 from gputui.core.scheduler.config import SchedulerConfig
+from gputui.jobs.backend import JobBackend
 from gputui.jobs.local_runner import LocalRunner
 from gputui.jobs.procstat import host_name
 from gputui.jobs.records import User
@@ -55,8 +56,13 @@ def open_service(
     user: User | None = None,
     busy_timeout_s: float = 5.0,
     grace_s: float = 10.0,
-) -> JobService:
-    """The job service for ``source`` on the store in ``root`` (default: the user's state directory)."""
+) -> JobBackend:
+    """The job service for ``source`` on the store in ``root`` (default: the user's state directory); for a
+    Slurm cluster, the Slurm back end (Slurm keeps the jobs, so no store is opened)."""
+    from gputui.slurm import SlurmJobs, SlurmSource
+
+    if isinstance(source, SlurmSource):
+        return SlurmJobs(source, config=config, user=user)
     root = state_dir() if root is None else make_private_dir(root)
     store = JobStore(root / DB_NAME, busy_timeout_s=busy_timeout_s)
     return JobService(store, runner_for(source, root, grace_s), cluster_key(source_arg, source), config, user)
@@ -67,7 +73,7 @@ class Session:
     """A command-line session: the source, the service, and the snapshot its pass ran against."""
 
     source: Source
-    service: JobService
+    service: JobBackend
     snapshot: ClusterSnapshot
     notice: str | None = None
 
@@ -78,9 +84,9 @@ class Session:
             self.source.close()
 
 
-def _snapshot(source: Source, service: JobService) -> ClusterSnapshot:
+def _snapshot(source: Source, service: JobBackend) -> ClusterSnapshot:
     """A live poll, or for a replay the frame at the queue's clock (its last frame the first time)."""
-    if isinstance(source, ReplaySource):
+    if isinstance(source, ReplaySource) and isinstance(service, JobService):
         clock = service.store.clock(service.cluster)
         t = source.end_time if clock is None else min(max(clock, source.start_time), source.end_time)
         return source.seek(t)

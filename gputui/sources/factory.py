@@ -15,7 +15,10 @@ from gputui.sources.base import MemoryFrames, Source
 from gputui.sources.recording.fileformat import MAGIC
 from gputui.sources.replay import ReplaySource
 
-SOURCE_HELP = "a recording (.gtrec), an nvidia-smi log (-q -x XML, -q text, --query-gpu CSV), 'nvml', or 'demo'"
+SOURCE_HELP = (
+    "a recording (.gtrec), an nvidia-smi log (-q -x XML, -q text, --query-gpu CSV), 'nvml', 'demo', "
+    "or 'slurm' / 'slurm:PATH/TO/slurm.conf'"
+)
 
 
 @dataclass
@@ -37,8 +40,8 @@ def open_source(arg: str | None, clock: Clock | None = None) -> Opened:
         return Opened(open_nvml())
     if low == "demo":
         return open_file(demo_recording(), clock, description="bundled demo recording (synthetic)")
-    if low.startswith("slurm:"):
-        raise SourceError(f"{arg}: the Slurm source is not built yet; use {SOURCE_HELP}")
+    if low == "slurm" or low.startswith("slurm:"):
+        return Opened(open_slurm(arg[len("slurm:") :] if low.startswith("slurm:") else None))
     return open_file(Path(arg), clock)
 
 
@@ -56,6 +59,13 @@ def open_nvml() -> Source:
     from gputui.sources.nvml import NvmlSource
 
     return NvmlSource()
+
+
+def open_slurm(conf_path: str | None) -> Source:
+    """The cluster the Slurm client commands reach (``conf_path``: its slurm.conf, else SLURM_CONF / the default)."""
+    from gputui.slurm import SlurmSource
+
+    return SlurmSource(conf_path=conf_path or None)
 
 
 def open_file(path: Path, clock: Clock | None = None, description: str | None = None) -> Opened:

@@ -1,0 +1,134 @@
+"""A Slurm node as gputui needs it (name, host, state, GRES configured and used), from JSON or scontrol text."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from gputui.slurm import json_values as jv
+from gputui.slurm.errors import SlurmError
+from gputui.slurm.gres import GresItem, parse_gres
+from gputui.slurm.keyvalue import Record, parse_records
+
+#: Node states and flags under which Slurm starts no new job on the node.
+UNAVAILABLE = frozenset({
+    "DOWN", "DRAIN", "DRAINED", "DRAINING", "FAIL", "FAILING", "NOT_RESPONDING", "POWERED_DOWN", "POWER_DOWN",
+    "POWERING_DOWN", "MAINTENANCE", "MAINT", "FUTURE", "UNKNOWN", "INVALID", "INVALID_REG", "REBOOT_ISSUED",
+    "REBOOT_REQUESTED",
+})  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class SlurmNode:
+    """One node: ``state`` as scontrol prints it (``MIXED``, ``IDLE+DRAIN``); ``gres_used`` None when not shown."""
+
+    name: str
+    state: str
+    gres: tuple[GresItem, ...] = ()
+    gres_used: tuple[GresItem, ...] | None = None
+    hostname: str | None = None
+    address: str | None = None
+    reason: str | None = None
+    partitions: tuple[str, ...] = ()
+
+    @property
+    def available(self) -> bool:
+        """Whether Slurm may start new jobs here (not down, drained, failing, powered down, ...)."""
+        return not (set(self.state.split("+")) & UNAVAILABLE)
+
+
+def _state(words: Iterable[str]) -> str:
+    return "+".join(dict.fromkeys(w for w in words if w)) or "UNKNOWN"
+
+
+def node_from_json(d: Mapping[str, Any]) -> SlurmNode:
+    """An entry of ``sinfo --json`` 22.05 ``nodes`` (also the shape of later ``scontrol show node --json``)."""
+    name = jv.text(d.get("name"))
+    if name is None:
+        raise SlurmError("sinfo --json: a node without a name")
+    state = _state((*jv.words(d.get("state")), *jv.words(d.get("state_flags"))))
+    used = d.get("gres_used")
+    reason = d.get("reason")
+    if isinstance(reason, Mapping):  # later releases: {"description": ..., "set_by": ...}
+        reason = reason.get("description")
+    parts = d.get("partitions")
+    return SlurmNode(
+        name=name, state=state, gres=parse_gres(jv.text(d.get("gres"))),
+        gres_used=None if used is None else parse_gres(jv.text(used)),
+        hostname=jv.text(d.get("hostname")), address=jv.text(d.get("address")), reason=jv.text(reason),
+        partitions=tuple(str(p) for p in parts) if isinstance(parts, list) else (),
+    )  # fmt: skip
+
+
+def nodes_from_sinfo_entries(entries: list[Any]) -> list[SlurmNode]:
+    """The ``sinfo`` list of later releases: entries grouping nodes of one partition and like state.
+
+    Each entry names its nodes (``nodes.nodes``); its GRES ``total`` holds for each of them, its ``used`` only
+    when it names a single node (grouped nodes' usage cannot be told apart). Nodes in several partitions repeat.
+    """
+    out: dict[str, SlurmNode] = {}
+    for e in entries:
+        if not isinstance(e, Mapping):
+            continue
+        group, node, gres, part = (_obj(e.get(k)) for k in ("nodes", "node", "gres", "partition"))
+        names = [str(n) for n in group.get("nodes") or []]
+        hosts = list(group.get("hostnames") or [])
+        addrs = list(group.get("addresses") or [])
+        pname = jv.text(part.get("name"))
+        reason = e.get("reason")
+        if isinstance(reason, Mapping):
+            reason = reason.get("description")
+        for i, name in enumerate(names):
+            if name in out:
+                prev = out[name]
+                if pname and pname not in prev.partitions:
+                    out[name] = _with_partition(prev, pname)
+                continue
+            used = jv.text(gres.get("used")) if len(names) == 1 else None
+            out[name] = SlurmNode(
+                name=name, state=_state(jv.words(node.get("state"))), gres=parse_gres(jv.text(gres.get("total"))),
+                gres_used=parse_gres(used) if used is not None else None,
+                hostname=jv.text(hosts[i]) if i < len(hosts) else None,
+                address=jv.text(addrs[i]) if i < len(addrs) else None,
+                reason=jv.text(reason), partitions=(pname,) if pname else (),
+            )  # fmt: skip
+    return list(out.values())
+
+
+def _obj(v: Any) -> Mapping[str, Any]:
+    return v if isinstance(v, Mapping) else {}
+
+
+def _with_partition(n: SlurmNode, partition: str) -> SlurmNode:
+    return SlurmNode(n.name, n.state, n.gres, n.gres_used, n.hostname, n.address, n.reason, (*n.partitions, partition))
+
+
+def nodes_from_json(data: Mapping[str, Any]) -> list[SlurmNode]:
+    """Nodes of a loaded ``sinfo --json`` (either generation)."""
+    if isinstance(data.get("nodes"), list):
+        return [node_from_json(d) for d in data["nodes"] if isinstance(d, Mapping)]
+    return nodes_from_sinfo_entries(data.get("sinfo") or [])
+
+
+def node_from_record(r: Record) -> SlurmNode:
+    name = r.get("NodeName")
+    state = r.get("State")
+    if name is None or state is None:
+        what = name or "a node"
+        raise SlurmError(f"scontrol show node: the record of {what} is incomplete (no State=); output cut short?")
+    used = r.fields.get("GresUsed")
+    parts = r.get("Partitions")
+    return SlurmNode(
+        name=name, state=_state(state.upper().split("+")), gres=parse_gres(r.get("Gres")),
+        gres_used=None if used is None else parse_gres(used), hostname=r.get("NodeHostName"),
+        address=r.get("NodeAddr"), reason=r.get("Reason"),
+        partitions=tuple(p for p in (parts or "").split(",") if p),
+    )  # fmt: skip
+
+
+def nodes_from_text(text: str, command: str = "scontrol show node") -> list[SlurmNode]:
+    return [node_from_record(r) for r in parse_records(text, "NodeName", command)]
+
+
+__all__ = ["UNAVAILABLE", "SlurmNode", "nodes_from_json", "nodes_from_text"]
