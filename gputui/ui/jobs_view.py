@@ -104,6 +104,8 @@ class JobsView(Vertical):
                 self._want(fresh.id, force=True)  # its explanation may have changed too
             elif not fresh.ended and time.monotonic() - self._wanted_at >= DETAIL_REFRESH_S:
                 self._want(fresh.id, force=True)  # why it waits (or its output) moves on with the cluster
+        elif self._wanted in self.records and time.monotonic() - self._wanted_at >= DETAIL_REFRESH_S:
+            self._want(self._wanted, force=True)  # the last fetch failed (e.g. a poll in between): ask again
         self._show_detail_text()
 
     def show_detail(self, detail: JobDetail | None) -> None:
