@@ -6,6 +6,9 @@ Skipped where Slurm is not installed; in CI (CI=true) a lab that cannot start fa
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Callable
 
 import pytest
@@ -221,3 +224,30 @@ def test_gputui_placement_against_slurms_on_the_same_sequence(
     record_property("gputui_vs_slurm_placement", table)
     print(f"\ngputui's placement against Slurm 22.05's on the lab:\n{table}")
     assert not must_agree, "\n".join(must_agree) + "\n" + table
+
+
+def _gputui(lab: SlurmLab, tmp_path, *argv: str) -> subprocess.CompletedProcess[str]:  # type: ignore[no-untyped-def]
+    """The installed command line, as a user in a shell with the lab's SLURM_CONF would run it."""
+    env = {**os.environ, **lab.env, "XDG_STATE_HOME": str(tmp_path / "state")}
+    return subprocess.run(
+        [sys.executable, "-m", "gputui", *argv], env=env, capture_output=True, text=True, timeout=60, check=False
+    )
+
+
+def test_the_command_line_submits_lists_and_cancels_on_slurm(lab: SlurmLab, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    source = f"slurm:{lab.conf_path}"
+    done = _gputui(lab, tmp_path, "submit", "--source", source, "--gres=gpu:a100:2", "-J", "cli", "--", "sleep", "300")
+    assert done.returncode == 0, done.stderr
+    job = int(done.stdout.split("Submitted batch job ")[1].split()[0])
+    lab.wait_job_state(job, {"RUNNING"})
+    listed = _gputui(lab, tmp_path, "queue", "--source", source, "--json")
+    assert listed.returncode == 0, listed.stderr
+    mine = next(j for j in json.loads(listed.stdout)["jobs"] if j["id"] == job)
+    assert mine["state"] == RUNNING and mine["name"] == "cli"
+    cancelled = _gputui(lab, tmp_path, "cancel", "--source", source, str(job))
+    assert cancelled.returncode == 0 and f"job {job}: scancel sent" in cancelled.stdout
+    assert lab.wait_job_state(job, {"CANCELLED"}) == "CANCELLED"
+    refused = _gputui(lab, tmp_path, "submit", "--source", source, "--gres=gpu:a100:5", "--", "true")
+    assert refused.returncode != 0 and refused.stdout == ""
+    assert "Requested node configuration is not available" in refused.stderr
+    assert refused.stderr.count("\n") == 1 and "Traceback" not in refused.stderr
