@@ -230,7 +230,13 @@ def _gputui(lab: SlurmLab, tmp_path, *argv: str) -> subprocess.CompletedProcess[
     """The installed command line, as a user in a shell with the lab's SLURM_CONF would run it."""
     env = {**os.environ, **lab.env, "XDG_STATE_HOME": str(tmp_path / "state")}
     return subprocess.run(
-        [sys.executable, "-m", "gputui", *argv], env=env, capture_output=True, text=True, timeout=60, check=False
+        [sys.executable, "-m", "gputui", *argv],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
 
 
