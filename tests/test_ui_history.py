@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+import math
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from rich.style import Style
 from test_ui_sample_data import T0, cluster
 
 from gputui.core.model import GpuSnapshot
-from gputui.ui.graph import LOST, NA, columns, render_graph, sparkline
+from gputui.ui.graph import LOST, NA, Pick, columns, columns_of, render_graph, sparkline
 from gputui.ui.history import KEEP_S, History, Sample, frames_for_window, sample
 from gputui.ui.history_screen import power_scale, render_compact, render_graphs
 from gputui.ui.palette import PLAIN
@@ -46,6 +48,69 @@ def test_columns_average_buckets_mark_lost_and_na_and_leave_the_future_empty() -
     assert columns(gap, lambda s: s.util, T0 + 5, 5, 5) == [10.0, 10.0, 10.0, 30.0, None]
 
 
+def _series() -> st.SearchStrategy[list[Sample]]:
+    """Samples in time order (as History keeps them), with gaps, N/A values and lost moments."""
+    value = st.one_of(st.none(), st.floats(0, 800))
+    step = st.tuples(st.floats(0.1, 40), value, value, st.booleans())
+    return st.lists(step, max_size=40).map(
+        lambda steps: [
+            Sample(T0 + sum(d for d, *_ in steps[: i + 1]), util, mem, util, 700.0, mem, lost)
+            for i, (_, util, mem, lost) in enumerate(steps)
+        ]
+    )
+
+
+def _plain_columns(samples: list[Sample], pick: Pick, end: float, seconds: float, width: int) -> list[object]:
+    """What ``columns`` computes, the plain way: every sample looked at, one value at a time."""
+    if width <= 0:
+        return []
+    step, start = seconds / width, end - seconds
+    sums, counts, lost, seen = [0.0] * width, [0] * width, [False] * width, [False] * width
+    for s in samples:
+        if start < s.t <= end:
+            i = min(width - 1, max(0, math.ceil((s.t - start) / step) - 1))
+            seen[i] = True
+            if s.lost:
+                lost[i] = True
+            elif pick(s) is not None:
+                sums[i] += pick(s)
+                counts[i] += 1
+    out: list[object] = []
+    last, held = None, 0
+    for i in range(width):
+        if lost[i] and not counts[i]:
+            out.append(LOST)
+            last = None
+        elif seen[i] and not counts[i]:
+            out.append(NA)
+            last = None
+        elif counts[i]:
+            last, held = sums[i] / counts[i], 0
+            out.append(last)
+        elif last is not None and held < 3:
+            held += 1
+            out.append(last)
+        else:
+            out.append(None)
+    newest = max((i for i in range(width) if seen[i]), default=-1)
+    return [v if i <= newest else None for i, v in enumerate(out)]
+
+
+@given(series=_series(), width=st.integers(0, 30), back=st.floats(0, 200))
+def test_columns_of_several_values_read_only_the_window_once(series: list[Sample], width: int, back: float) -> None:
+    end = (series[-1].t if series else T0) - back
+    picks = [lambda s: s.util, lambda s: s.mem]
+    assert columns_of(series, picks, end, 300.0, width) == [_plain_columns(series, p, end, 300.0, width) for p in picks]
+
+
+@given(values=st.lists(st.one_of(st.none(), st.just(LOST), st.just(NA), st.floats(-50, 900)), max_size=30))
+def test_a_sparkline_is_the_one_line_graph(values: list[float | None | str]) -> None:
+    for scale in (100.0, 700.0, 0.0):
+        line = sparkline(values, scale, lambda p: RED, Style(color="blue"), Style(color="grey50"))
+        graph = render_graph(values, scale, 1, lambda p: RED, Style(), Style(color="blue"), Style(color="grey50"))[0]
+        assert (line.plain, line.spans, line.style) == (graph.plain, graph.spans, graph.style)
+
+
 def test_samples_keep_na_and_lost_apart_from_zero() -> None:
     s = sample(T0, GpuSnapshot(0, utilization_gpu=0, memory_used_mib=None, memory_total_mib=80))
     assert s.util == 0.0 and s.mem is None and not s.lost
@@ -75,7 +140,7 @@ def test_frames_for_window_spreads_at_most_the_limit_and_ends_at_the_frame_shown
 def test_graphs_use_fixed_scales_and_say_when_the_power_limit_is_missing() -> None:
     text = render_graphs("node · GPU 0", flat(50.0), T0 + 60, 160, 40, PLAIN).plain
     assert "100%┤" in text and "700W┤" in text and "100°┤" in text and "now 50%" in text
-    no_limit = [replace(s, power_limit=None, power=300.0) for s in flat(50.0)]
+    no_limit = [s._replace(power_limit=None, power=300.0) for s in flat(50.0)]
     assert power_scale(no_limit) == (300.0, False)
     assert "limit N/A" in render_graphs("g", no_limit, T0 + 60, 160, 40, PLAIN).plain
     small = render_compact("g", flat(50.0), T0 + 60, 80, PLAIN).plain.split("\n")

@@ -10,8 +10,10 @@ every poll (prebuilt, so the source costs nothing). By default the app runs in a
 on a pseudo-terminal of the given size, so the escape sequences it writes are part of the cost,
 and the child's user + system time is read from /proc at the end of the warm-up and of each
 measured window; the median window is the figure (other programs on the machine disturb single
-windows). With --headless the app runs here with Textual's headless driver (no output is
-encoded) and reads its own CPU time with resource.getrusage.
+windows). Where the kernel keeps per-thread counts, the CPU and wake-ups of each thread follow
+(the main thread draws; a thread that wakes often costs CPU even when it does nothing). With
+--headless the app runs here with Textual's headless driver (no output is encoded) and reads
+its own CPU time with resource.getrusage.
 """
 
 from __future__ import annotations
@@ -43,6 +45,31 @@ def _cpu_seconds(pid: int) -> float:
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _threads(pid: int) -> dict[int, tuple[float, int]]:
+    """Each thread's CPU seconds (the scheduler's exact count) and voluntary context switches (sleeps)."""
+    out: dict[int, tuple[float, int]] = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                ns = int(f.read().split()[0])
+            with open(f"/proc/{pid}/task/{tid}/status") as f:
+                sleeps = next(int(line.split()[1]) for line in f if line.startswith("voluntary_ctxt_switches"))
+        except (OSError, StopIteration, ValueError, IndexError):
+            continue  # the thread ended, or the kernel keeps no schedstat
+        out[int(tid)] = (ns / 1e9, sleeps)
+    return out
+
+
+def _thread_report(before: dict[int, tuple[float, int]], after: dict[int, tuple[float, int]], wall: float) -> str:
+    """'main 0.72 % (2.3 wake-ups/s), thread 2 0.02 % (2.0/s), ...': where the CPU went, thread by thread."""
+    parts = []
+    for n, tid in enumerate(sorted(set(before) & set(after))):
+        cpu = (after[tid][0] - before[tid][0]) / wall * 100
+        wakes = (after[tid][1] - before[tid][1]) / wall
+        parts.append(f"{'main' if n == 0 else f'thread {n + 1}'} {cpu:.2f} % ({wakes:.1f} wake-ups/s)")
+    return ", ".join(parts)
 
 
 def _build_app(interval: float, static: bool = False):  # type: ignore[no-untyped-def]
@@ -110,6 +137,7 @@ def run_pty(args: argparse.Namespace) -> int:
             print(f"the app exited early (code {child.returncode}):\n{output.decode(errors='replace')}")
             return 1
         shares = []
+        threads0 = _threads(child.pid)
         cpu0, wall0, bytes0 = _cpu_seconds(child.pid), time.monotonic(), written[0]
         start_cpu, start_wall = cpu0, wall0
         for _ in range(args.windows):
@@ -118,6 +146,7 @@ def run_pty(args: argparse.Namespace) -> int:
             shares.append((cpu1 - cpu0) / (wall1 - wall0) * 100)
             cpu0, wall0 = cpu1, wall1
         bytes1 = written[0]
+        threads1 = _threads(child.pid)
         os.write(master, b"q")
         child.wait(timeout=10)
     finally:
@@ -134,6 +163,8 @@ def run_pty(args: argparse.Namespace) -> int:
     print(f"CPU in {args.windows} windows of {args.seconds:g} s after {args.warmup:g} s warm-up, % of one core:")
     print("  " + "  ".join(f"{x:.2f}" for x in shares) + f"   median {statistics.median(shares):.2f}   all {total:.2f}")
     print(f"terminal output: {(bytes1 - bytes0) / (wall0 - start_wall) / 1024:.1f} KiB/s; polls in the run: {polls}")
+    if threads0 and threads1:
+        print("by thread, over all windows: " + _thread_report(threads0, threads1, wall0 - start_wall))
     return 0
 
 

@@ -18,6 +18,25 @@ def _style(value: str | Style, console: Console) -> Style:
     return value if isinstance(value, Style) else console.get_style(value, default=Style())
 
 
+_NULL = Style()
+# (id(a), id(b), id(c)) -> (a, b, c, a + b + c): hashing ids is C work, hashing a Style a Python call.
+_SUMS: dict[tuple[int, int, int], tuple[object, object, object, Style]] = {}
+_SUMS_LIMIT = 8192
+
+
+def _sum(a: Style, b: str | Style, c: Style, console: Console) -> Style:
+    """``a + b + c`` as styles, kept: a refreshing table adds the same few styles over and over."""
+    key = (id(a), id(b), id(c))
+    hit = _SUMS.get(key)
+    if hit is not None and hit[0] is a and hit[1] is b and hit[2] is c:  # held, so the ids are not reused
+        return hit[3]
+    total = a + _style(b, console) + c
+    if len(_SUMS) >= _SUMS_LIMIT:
+        _SUMS.clear()
+    _SUMS[key] = (a, b, c, total)
+    return total
+
+
 def _slow(cell: Text, w: int, base: Style, over: Style, console: Console, edge: int = 1) -> list[Segment]:
     text = cell.copy()
     text.truncate(w, overflow="ellipsis")
@@ -42,21 +61,22 @@ def cell_segments(cell: Text, w: int, base: Style, over: Style, console: Console
     fill = " " * (w - length)
     blank = " " * edge
     left, right = (blank + fill, blank) if cell.justify == "right" else (blank, fill + blank)
-    own = base + _style(cell.style, console)
-    outer = own + over
+    own = _sum(base, cell.style, _NULL, console)
+    outer = _sum(own, _NULL, over, console)
     spans = cell.spans
     if not spans:
         return [Segment(left + plain + right, outer)]
     out = [Segment(left, outer)] if left else []
     at = 0
-    for span in sorted(spans, key=lambda s: s.start):
-        if span.start < at:
-            return _slow(cell, w, base, over, console, edge)  # overlapping spans: let Rich combine them
-        if span.start > at:
-            out.append(Segment(plain[at : span.start], outer))
-        if span.end > span.start:
-            out.append(Segment(plain[span.start : span.end], own + _style(span.style, console) + over))
-        at = max(at, span.end)
+    for start, end, span_style in spans:
+        if start < at:
+            # Spans out of order or overlapping (cells are built by appending, so hardly ever): Rich combines them.
+            return _slow(cell, w, base, over, console, edge)
+        if start > at:
+            out.append(Segment(plain[at:start], outer))
+        if end > start:
+            out.append(Segment(plain[start:end], _sum(own, span_style, over, console)))
+        at = max(at, end)
     if at < len(plain):
         out.append(Segment(plain[at:], outer))
     if right:
@@ -65,11 +85,18 @@ def cell_segments(cell: Text, w: int, base: Style, over: Style, console: Console
 
 
 def merge(segments: list[Segment]) -> list[Segment]:
-    """Neighbours in the same style joined: fewer segments for Textual's filters and the terminal."""
+    """Neighbours in the same style joined: fewer segments for Textual's filters and the terminal.
+
+    Styles are compared by identity: sums of the same styles are the same object (see ``_sum``),
+    and comparing by value costs more than the rare equal pair that stays apart.
+    """
     out: list[Segment] = []
+    last: Style | None = None
     for seg in segments:
-        if out and out[-1].style == seg.style:
-            out[-1] = Segment(out[-1].text + seg.text, seg.style)
+        style = seg.style
+        if out and style is last:
+            out[-1] = Segment(out[-1].text + seg.text, style)
         else:
             out.append(seg)
+        last = style
     return out

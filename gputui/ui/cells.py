@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from rich.text import Text
+from rich.text import Span, Text
 
 from gputui.core.model import GpuSnapshot
 from gputui.ui.palette import Palette
@@ -45,11 +45,29 @@ def bar(fraction: float, width: int, p: Palette, style_percent: float | None = N
     return t
 
 
+def _gauge(fraction: float, width: int, tail: str, p: Palette) -> Text:
+    """``bar`` with ``tail`` appended in the text colour, made in one go: a refreshing table makes many."""
+    fraction = min(max(fraction, 0.0), 1.0)
+    full, part = divmod(round(fraction * width * 8), 8)
+    filled = "█" * full + (_PARTIAL[part] if part and full < width else "")
+    empty = "░" * (width - len(filled))
+    spans = []
+    at = len(filled)
+    if empty and p.gauge_empty:  # as Text.append does: no span for empty text or a null style
+        spans.append(Span(at, at + len(empty), p.gauge_empty))
+    at += len(empty)
+    if tail and p.text:
+        spans.append(Span(at, at + len(tail), p.text))
+    return Text(filled + empty + tail, style=p.level(fraction * 100), spans=spans)
+
+
 def percent_gauge(value: int | None, width: int, p: Palette) -> Text:
     """'██▌░░░  31%' for a 0-100 value, N/A when unknown."""
     if value is None:
         return na(p)
-    t = bar(value / 100, width, p) if width > 0 else Text()
+    if width > 0:
+        return _gauge(value / 100, width, f"{value:4d}%", p)
+    t = Text()
     t.append(f"{value:4d}%", style=p.text)
     return t
 
@@ -72,7 +90,9 @@ def memory_gauge(used: int | None, total: int | None, width: int, p: Palette) ->
     label = memory_label(used, total)
     if used is None or not total:
         return Text(" " * (width + 1) if width else "", style=p.text) + na(p, label)
-    t = bar(used / total, width, p) if width > 0 else Text()
+    if width > 0:
+        return _gauge(used / total, width, f" {label}", p)
+    t = Text()
     t.append(f" {label}", style=p.text)
     return t
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 
 from gputui.core.model import GpuSnapshot, NodeSnapshot
 from gputui.ui import cells
+from gputui.ui.direct_lines import KeptLines
 from gputui.ui.mig_view import MigLayout
 from gputui.ui.mps_view import MpsPanel
 from gputui.ui.palette import PLAIN, Palette
@@ -20,7 +23,7 @@ def _part(label: str, value: Text | str, p: Palette) -> Text:
     return Text.assemble((label, p.muted), " ", value if isinstance(value, Text) else Text(value, style=p.text))
 
 
-def flow(parts: list[Text], width: int, gap: int = 2) -> Text:
+def flow_lines(parts: list[Text], width: int, gap: int = 2) -> list[Text]:
     """``parts`` laid out left to right on as many lines as ``width`` needs, never breaking inside a part."""
     lines: list[Text] = []
     line = Text()
@@ -33,51 +36,109 @@ def flow(parts: list[Text], width: int, gap: int = 2) -> Text:
         line.append_text(part)
     if line.cell_len:
         lines.append(line)
-    return Text("\n").join(lines)
+    return lines
+
+
+def flow(parts: list[Text], width: int, gap: int = 2) -> Text:
+    """``flow_lines`` as one Text."""
+    return Text("\n").join(flow_lines(parts, width, gap))
 
 
 def _known(value: object, p: Palette, fmt: str = "{}") -> Text:
     return cells.na(p) if value is None else Text(fmt.format(value), style=p.text)
 
 
-def render_header(node: NodeSnapshot, gpu: GpuSnapshot, p: Palette = PLAIN, width: int = 100) -> Text:
-    """The GPU's name and every gauge the overview has no room for, as 'label value' parts fitted to ``width``."""
+def _ident(node: NodeSnapshot, gpu: GpuSnapshot, p: Palette) -> list[Text]:
     ident = [Text.assemble((f"{node.name} · GPU {gpu.index}", "bold"), "  ", (gpu.name or "N/A", p.text))]
     if gpu.uuid:
         ident.append(Text(gpu.uuid, style=p.muted))
     if gpu.pci_bus_id:
         ident.append(Text(gpu.pci_bus_id, style=p.muted))
-    head = flow(ident, width)
-    if gpu.lost:
-        head.append("\n✖ GPU lost: the driver no longer answers for it; values are stale or N/A", style=p.lost)
-        return head
+    return ident
+
+
+def _lost_note(p: Palette) -> list[Text]:
+    return [Text("✖ GPU lost: the driver no longer answers for it; values are stale or N/A", style=p.lost)]
+
+
+def _gauges(gpu: GpuSnapshot, p: Palette) -> list[Text]:
     mem = cells.memory_label(gpu.memory_used_mib, gpu.memory_total_mib)
-    persist = None if gpu.persistence_mode is None else ("on" if gpu.persistence_mode else "off")
-    gauges = [
+    return [
         _part("util", _known(gpu.utilization_gpu, p, "{}%"), p),
         _part("mem", Text(mem, style=p.na if gpu.memory_total_mib is None else p.text), p),
         _part("mem-bw", _known(gpu.utilization_memory, p, "{}%"), p),
         _part("temp", cells.temperature(gpu.temperature_c, p), p),
         _part("power", cells.power(gpu.power_draw_w, gpu.power_limit_w, p), p),
     ]
-    settings = [
+
+
+def _settings(gpu: GpuSnapshot, p: Palette) -> list[Text]:
+    persist = None if gpu.persistence_mode is None else ("on" if gpu.persistence_mode else "off")
+    return [
         _part("fan", _known(gpu.fan_percent, p, "{}%"), p),
         _part("SM", _known(gpu.clock_sm_mhz, p, "{} MHz"), p),
         _part("pstate", _known(gpu.performance_state, p), p),
         _part("persist", _known(persist, p), p),
         _part("mode", cells.compute_mode(gpu.compute_mode, p, short=False), p),
     ]
-    # Gauges and settings each start a line of their own, so that a glance finds them in one place.
-    return Text("\n").join([head, flow(gauges, width), flow(settings, width)])
+
+
+HeaderGroup = tuple[tuple[object, ...], Callable[[Palette], list[Text]]]
+
+
+def header_groups(node: NodeSnapshot, gpu: GpuSnapshot) -> list[HeaderGroup]:
+    """The header's groups of parts, each starting a line of its own: (what it shows, a maker of its parts).
+
+    Identity first; then the gauges and the settings, so that a glance finds each in one place,
+    or the note that the GPU is lost. Equal keys make equal parts.
+    """
+    groups: list[HeaderGroup] = [
+        (("ident", node.name, gpu.index, gpu.name, gpu.uuid, gpu.pci_bus_id), lambda p: _ident(node, gpu, p))
+    ]
+    if gpu.lost:
+        groups.append((("lost",), _lost_note))
+        return groups
+    gauges = (
+        "gauges",
+        gpu.utilization_gpu,
+        cells.memory_label(gpu.memory_used_mib, gpu.memory_total_mib),
+        gpu.memory_total_mib is None,
+        gpu.utilization_memory,
+        gpu.temperature_c,
+        gpu.power_draw_w,
+        gpu.power_limit_w,
+    )
+    settings = (
+        "settings",
+        gpu.fan_percent,
+        gpu.clock_sm_mhz,
+        gpu.performance_state,
+        gpu.persistence_mode,
+        gpu.compute_mode,
+    )
+    groups.append((gauges, lambda p: _gauges(gpu, p)))
+    groups.append((settings, lambda p: _settings(gpu, p)))
+    return groups
+
+
+def render_header(node: NodeSnapshot, gpu: GpuSnapshot, p: Palette = PLAIN, width: int = 100) -> Text:
+    """The GPU's name and every gauge the overview has no room for, as 'label value' parts fitted to ``width``."""
+    lines = [line for _, make in header_groups(node, gpu) for line in flow_lines(make(p), width)]
+    return Text("\n").join(lines)
 
 
 class GpuHeader(TextPanel):
-    """Shows ``render_header`` for the GPU it is given, fitted to its width."""
+    """Shows ``render_header`` for the GPU it is given, fitted to its width.
+
+    It refreshes every second with the GPU's values: each group of parts is laid out again only
+    when what it shows changed, and only its lines are drawn again.
+    """
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.palette: Palette = PLAIN
         self._shown: tuple[NodeSnapshot, GpuSnapshot] | None = None
+        self._laid: list[tuple[tuple[object, ...], int, Palette, list[Text]]] = []  # per group: key, width, lines
 
     def show(self, node: NodeSnapshot | None, gpu: GpuSnapshot | None) -> None:
         self._shown = None if node is None or gpu is None else (node, gpu)
@@ -85,41 +146,71 @@ class GpuHeader(TextPanel):
 
     def _draw(self) -> None:
         if self._shown is None:
+            self._laid = []
             self.show_text(Text("No GPU selected", style=self.palette.muted))
-        else:
-            self.show_text(render_header(*self._shown, self.palette, self.size.width or 100))
+            return
+        width, p = self.size.width or 100, self.palette
+        groups = header_groups(*self._shown)
+        laid = self._laid[: len(groups)]
+        lines: list[Text] = []
+        for i, (key, make) in enumerate(groups):
+            if i < len(laid) and laid[i][0] == key and laid[i][1] == width and laid[i][2] is p:
+                lines.extend(laid[i][3])
+                continue
+            group_lines = flow_lines(make(p), width)
+            entry = (key, width, p, group_lines)
+            if i < len(laid):
+                laid[i] = entry
+            else:
+                laid.append(entry)
+            lines.extend(group_lines)
+        self._laid = laid
+        self.show_lines(lines)
 
     def on_resize(self) -> None:
         super().on_resize()
         self._draw()
 
 
-class DetailPane(Horizontal):
+class _InfoBox(KeptLines, VerticalScroll):
+    """The scrolling column of header, MIG and MPS sections."""
+
+
+class _ProcessesBox(KeptLines, Vertical):
+    """The bordered box around the process table."""
+
+
+class DetailPane(KeptLines, Horizontal):
     """Left: header, MIG and MPS sections; right: the process table."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.palette: Palette = PLAIN
         self._shown: tuple[NodeSnapshot, GpuSnapshot] | None = None
+        # Kept, not queried: the pane shows the highlighted GPU at every refresh.
+        self._header = GpuHeader(id="gpu-header")
+        self._mig = MigLayout(id="mig")
+        self._mps = MpsPanel(id="mps")
+        self._processes = ProcessTable(id="processes")
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(id="detail-info"):
-            yield GpuHeader(id="gpu-header")
-            yield MigLayout(id="mig")
-            yield MpsPanel(id="mps")
+        with _InfoBox(id="detail-info"):
+            yield self._header
+            yield self._mig
+            yield self._mps
         # The border sits on a box around the table, so that the table itself draws its lines directly.
-        with Vertical(id="processes-box"):
-            yield ProcessTable(id="processes")
+        with _ProcessesBox(id="processes-box"):
+            yield self._processes
 
     def set_palette(self, palette: Palette) -> None:
         self.palette = palette
-        self.query_one(GpuHeader).palette = palette
-        self.query_one(MigLayout).palette = palette
-        self.query_one(MpsPanel).palette = palette
-        self.query_one(ProcessTable).set_palette(palette)
+        self._header.palette = palette
+        self._mig.palette = palette
+        self._mps.palette = palette
+        self._processes.set_palette(palette)
         shown, self._shown = self._shown, None
-        self.query_one(MigLayout).show(None)
-        self.query_one(MpsPanel).show(None)
+        self._mig.show(None)
+        self._mps.show(None)
         if shown is not None:
             self.show(*shown)
 
@@ -127,15 +218,15 @@ class DetailPane(Horizontal):
         """Show one GPU; ``None`` shows the empty state."""
         if node is None or gpu is None:
             self._shown = None
-            self.query_one(GpuHeader).show(None, None)
-            self.query_one(MigLayout).show(None)
-            self.query_one(MpsPanel).show(None)
-            self.query_one(ProcessTable).show(None)
+            self._header.show(None, None)
+            self._mig.show(None)
+            self._mps.show(None)
+            self._processes.show(None)
             return
         if self._shown is not None and self._shown[1] == gpu and self._shown[0].name == node.name:
             return
         self._shown = (node, gpu)
-        self.query_one(GpuHeader).show(node, gpu)
-        self.query_one(MigLayout).show(gpu)
-        self.query_one(MpsPanel).show(gpu)
-        self.query_one(ProcessTable).show(gpu)
+        self._header.show(node, gpu)
+        self._mig.show(gpu)
+        self._mps.show(gpu)
+        self._processes.show(gpu)

@@ -88,3 +88,32 @@ class DirectLines(_Base):
         if (x1, x2) != (0, width):
             out = [s.crop(x1, x2) for s in out]
         return out
+
+
+class KeptLines(_Base):
+    """Mixin for a styled container (border, padding, a screen): ``render_lines`` kept while nothing of it changed.
+
+    The compositor asks every widget whose clip meets a change for all its lines at each update:
+    a screen and the boxes around the tables are asked every second although their own lines
+    (background, borders) stay the same. Textual's styles cache answers from its lines, but works
+    out colours and filters for each call first; here the answer is kept as long as the cache
+    holds the same lines, none of them dirty, for the same crop and line filters.
+    """
+
+    _kept: tuple[Region, list[Strip | None], list[Strip], list[object]] | None = None
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._kept = None
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        cache = self._styles_cache
+        filters: list[object] = list(self.app.get_line_filters())
+        kept = self._kept
+        if kept is not None and kept[0] == crop and not cache._dirty_lines and kept[3] == filters:
+            lines = cache._cache
+            if all(lines.get(y) is strip for y, strip in zip(crop.line_range, kept[1], strict=True)):
+                return kept[2]
+        strips: list[Strip] = super().render_lines(crop)
+        self._kept = (crop, [cache._cache.get(y) for y in crop.line_range], strips, filters)
+        return strips

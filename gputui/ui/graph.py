@@ -10,10 +10,12 @@ long ones, and a lost GPU shows a red mark in its column.
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
+from itertools import islice
 
 from rich.style import Style
-from rich.text import Text
+from rich.text import Span, Text
 
 from gputui.ui.history import Sample
 
@@ -25,28 +27,55 @@ MAX_HOLD = 3  # columns a value is carried over a gap in the samples (polls miss
 Pick = Callable[[Sample], float | None]
 
 
+def _time(s: Sample) -> float:
+    return s.t
+
+
 def columns(samples: Sequence[Sample], pick: Pick, end: float, seconds: float, width: int) -> list[float | None | str]:
     """``width`` values, a bucket of ``seconds / width`` s each, ending at ``end``: mean, LOST, NA or None (no data)."""
+    return columns_of(samples, (pick,), end, seconds, width)[0]
+
+
+def columns_of(
+    samples: Sequence[Sample], picks: Sequence[Pick], end: float, seconds: float, width: int
+) -> list[list[float | None | str]]:
+    """``columns`` for several values of the same samples, sorted into buckets once.
+
+    ``samples`` are in time order (as History keeps them): only those inside the window are read,
+    which matters because the history view draws four of these a GPU every second.
+    """
     if width <= 0:
-        return []
+        return [[] for _ in picks]
     step = seconds / width
     start = end - seconds
-    sums = [0.0] * width
-    counts = [0] * width
+    sums = [[0.0] * width for _ in picks]
+    counts = [[0] * width for _ in picks]
     lost = [False] * width
     seen = [False] * width
-    for s in samples:
-        if s.t <= start or s.t > end:
-            continue
-        i = min(width - 1, max(0, math.ceil((s.t - start) / step) - 1))  # buckets are (from, to]
+    ceil, top = math.ceil, width - 1
+    each = list(zip(picks, sums, counts, strict=True))
+    for s in islice(samples, bisect_right(samples, start, key=_time), None):
+        t = s.t
+        if t > end:
+            break
+        i = ceil((t - start) / step) - 1  # buckets are (from, to]
+        i = top if i > top else 0 if i < 0 else i
         seen[i] = True
         if s.lost:
             lost[i] = True
             continue
-        v = pick(s)
-        if v is not None:
-            sums[i] += v
-            counts[i] += 1
+        for pick, sum_, count in each:
+            v = pick(s)
+            if v is not None:
+                sum_[i] += v
+                count[i] += 1
+    return [_finish(sum_, count, lost, seen, width) for sum_, count in zip(sums, counts, strict=True)]
+
+
+def _finish(
+    sums: list[float], counts: list[int], lost: list[bool], seen: list[bool], width: int
+) -> list[float | None | str]:
+    """The buckets as columns: LOST, NA, the mean, the last mean held over a short gap, or None."""
     out: list[float | None | str] = []
     last: float | None = None
     held = 0
@@ -104,23 +133,37 @@ def render_graph(
 
 
 def _runs(cells: list[tuple[str, Style]]) -> Text:
-    """A line of (character, style) cells as Text, with one span per run of equal style."""
-    t = Text()
-    run, run_style = "", None
-    for ch, st in cells:
-        if st is run_style:
-            run += ch
-            continue
-        if run:
-            t.append(run, style=run_style)
-        run, run_style = ch, st
-    if run:
-        t.append(run, style=run_style)
-    return t
+    """A line of (character, style) cells as Text, with one span per run of equal style (as Text.append makes)."""
+    chars: list[str] = []
+    spans: list[Span] = []
+    start, run_style = 0, None
+    for at, (ch, st) in enumerate(cells):
+        chars.append(ch)
+        if st is not run_style:
+            if at > start and run_style:
+                spans.append(Span(start, at, run_style))
+            start, run_style = at, st
+    if len(chars) > start and run_style:
+        spans.append(Span(start, len(chars), run_style))
+    return Text("".join(chars), spans=spans)
 
 
 def sparkline(
     values: Sequence[float | None | str], scale: float, style: Callable[[float], Style], lost: Style, na: Style
 ) -> Text:
-    """One line of ``render_graph``: a column per value, eighths of a cell high."""
-    return render_graph(values, scale, 1, style, Style(), lost, na)[0]
+    """One line of ``render_graph``: a column per value, eighths of a cell high (made directly: one a GPU and
+    metric every second in the history view)."""
+    empty = Style()
+    marks = {LOST: lost, NA: na or empty}
+    cells: list[tuple[str, Style]] = []
+    for v in values:
+        if v is None:
+            cells.append((" ", empty))
+        elif isinstance(v, str):
+            cells.append((v, marks.get(v, na or empty)))
+        else:
+            part = _eighths(v, scale, 1)
+            cells.append(
+                (BLOCKS[part], style(min(100.0, v / scale * 100) if scale > 0 else 0.0)) if part else (" ", empty)
+            )
+    return _runs(cells)

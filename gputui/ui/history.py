@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from gputui.core.model import ClusterSnapshot, GpuSnapshot
 
@@ -18,9 +18,12 @@ KEEP_S = 600.0  # what the rings keep, so that a short step back still has a ful
 MAX_SAMPLES = 2400  # per GPU: ten minutes at four polls a second
 
 
-@dataclass(frozen=True, slots=True)
-class Sample:
-    """One GPU at one moment; None is N/A (or the GPU was lost)."""
+class Sample(NamedTuple):
+    """One GPU at one moment; None is N/A (or the GPU was lost).
+
+    A named tuple, not a frozen dataclass: 64 GPUs make 64 samples a second, and a tuple is made
+    several times faster.
+    """
 
     t: float
     util: float | None
@@ -61,15 +64,18 @@ class History:
 
     def add(self, snap: ClusterSnapshot) -> None:
         """Append ``snap``; a time not after the newest held is ignored (the same frame shown again)."""
+        from gputui.ui.overview import gpu_rows  # the one place row keys are made
+
         t = snap.timestamp
         if self.latest is not None and t <= self.latest:
             return
-        for key, s in samples_from(snap).items():
-            ring = self.rings.get(key)
+        rings, oldest = self.rings, t - KEEP_S
+        for key, _, g in gpu_rows(snap):
+            ring = rings.get(key)
             if ring is None:
-                ring = self.rings[key] = deque(maxlen=MAX_SAMPLES)
-            ring.append(s)
-            while ring and ring[0].t < t - KEEP_S:
+                ring = rings[key] = deque(maxlen=MAX_SAMPLES)
+            ring.append(sample(t, g))
+            while ring[0].t < oldest:
                 ring.popleft()
         self.latest = t
 

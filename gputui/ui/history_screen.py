@@ -7,6 +7,7 @@ Every graph has a fixed scale: utilization and memory 0-100 %, temperature 0-100
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from operator import attrgetter
 from typing import cast
 
 from rich.style import Style
@@ -16,7 +17,7 @@ from textual.widget import Widget
 
 from gputui.core.model import GpuSnapshot
 from gputui.ui import cells
-from gputui.ui.graph import columns, render_graph, sparkline
+from gputui.ui.graph import columns_of, render_graph, sparkline
 from gputui.ui.history import WINDOW_S, Sample
 from gputui.ui.overview import gpu_rows
 from gputui.ui.palette import PLAIN, Palette
@@ -26,11 +27,12 @@ from gputui.ui.view_screen import ViewScreen
 
 Metric = tuple[str, str, Callable[[Sample], float | None]]  # key, title, value of a sample
 METRICS: tuple[Metric, ...] = (
-    ("util", "Utilization", lambda s: s.util),
-    ("mem", "Memory", lambda s: s.mem),
-    ("power", "Power", lambda s: s.power),
-    ("temp", "Temperature", lambda s: s.temp),
+    ("util", "Utilization", attrgetter("util")),
+    ("mem", "Memory", attrgetter("mem")),
+    ("power", "Power", attrgetter("power")),
+    ("temp", "Temperature", attrgetter("temp")),
 )
+PICKS = tuple(pick for _, _, pick in METRICS)
 TEMP_SCALE = 100.0  # °C at the top of temperature graphs
 
 
@@ -67,9 +69,9 @@ def _axis(key: str, scale: float) -> tuple[str, str, str]:
 def render_compact(title: str, series: list[Sample], end: float, width: int, p: Palette) -> Text:
     """One line per metric, for small terminals: name, value now and a sparkline on the same fixed scale."""
     out = [Text(title, style="bold")]
-    for key, name, pick in METRICS:
-        room = max(1, width - 20)
-        values = columns(series, pick, end, WINDOW_S, room)
+    for (key, name, _), values in zip(
+        METRICS, columns_of(series, PICKS, end, WINDOW_S, max(1, width - 20)), strict=True
+    ):
         line = Text.assemble((f"{name:<12}", "bold"), (f"{_now(key, series):>6} ", p.text))
         line.append_text(sparkline(values, scale_of(key, series), p.level, p.lost, p.na))
         out.append(line)
@@ -88,11 +90,23 @@ def render_graphs(title: str, series: list[Sample], end: float, width: int, heig
     graph_h = max(1, (height - 1) // rows - 2)  # a title line above each graph and a time axis below
     col_w = (width - (cols - 1) * 3) // cols
     blocks: list[list[Text]] = []
-    for key, name, pick in METRICS:
+    axes = {key: _axis(key, scale_of(key, series)) for key, _, _ in METRICS}
+    gutters = {key: max(len(x) for x in axis) + 1 for key, axis in axes.items()}
+    # Graphs as wide as each other share one pass over the samples.
+    by_width: dict[int, list[Metric]] = {}
+    for metric in METRICS:
+        by_width.setdefault(max(1, col_w - gutters[metric[0]]), []).append(metric)
+    drawn: dict[str, list[float | None | str]] = {}
+    for w, metrics in by_width.items():
+        for (key, _, _), values in zip(
+            metrics, columns_of(series, [m[2] for m in metrics], end, WINDOW_S, w), strict=True
+        ):
+            drawn[key] = values
+    for key, name, _ in METRICS:
         scale = scale_of(key, series)
-        top, mid, bottom = _axis(key, scale)
-        gutter = max(len(top), len(mid), len(bottom)) + 1
-        values = columns(series, pick, end, WINDOW_S, max(1, col_w - gutter))
+        top, mid, bottom = axes[key]
+        gutter = gutters[key]
+        values = drawn[key]
         lines = render_graph(values, scale, graph_h, p.level, Style(), p.lost, p.na)
         head = Text.assemble((name, "bold"), " ", (f"now {_now(key, series)}", p.text))
         if key == "power" and not power_scale(series)[1]:
@@ -155,8 +169,9 @@ class HistoryTable(RowTable):
         series = self.series(key)
         p = self.palette
         out = [Text(node, style=p.text, no_wrap=True, overflow="ellipsis"), Text(str(index), justify="right")]
-        for metric, _, pick in METRICS:
-            values = columns(series, pick, self.end, WINDOW_S, self._spark)
+        for (metric, _, _), values in zip(
+            METRICS, columns_of(series, PICKS, self.end, WINDOW_S, self._spark), strict=True
+        ):
             cell = Text(f"{_now(metric, series):>6} ", style=p.text)
             cell.append_text(sparkline(values, scale_of(metric, series), p.level, p.lost, p.na))
             out.append(cell)

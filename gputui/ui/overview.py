@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Hashable, Mapping
 from typing import cast
 
 from rich.text import Text
@@ -10,7 +10,7 @@ from textual import events
 
 from gputui.core.model import ClusterSnapshot, GpuSnapshot, NodeSnapshot
 from gputui.ui import cells
-from gputui.ui.cell_memo import CellMemo
+from gputui.ui.cell_memo import LIMIT as MEMO_LIMIT
 from gputui.ui.gpu_filter import GpuFilter
 from gputui.ui.occupancy import holder_summary
 from gputui.ui.palette import PLAIN, Palette
@@ -96,8 +96,136 @@ def _name(name: str | None, p: Palette) -> Text:
     return cells.na(p) if name is None else _plain(name, p)
 
 
-def _lost(util_column: bool, p: Palette) -> Text:
-    return cells.lost(p) if util_column else cells.na(p, "—")
+CellMaker = Callable[[str, GpuSnapshot, "str | None"], Text]
+
+
+def _maker(key: str, bars: dict[str, int], p: Palette) -> CellMaker:
+    """The cell of column ``key`` for one GPU, memoised by exactly what the cell shows.
+
+    Each maker keeps its own cells by value (see CellMemo for why equal values share a Text); a
+    refresh builds a cell a GPU a column, so each is one call with the lookup inlined.
+    """
+    memo: dict[Hashable, Text] = {}
+
+    def keep(k: Hashable, cell: Text) -> Text:
+        if len(memo) >= MEMO_LIMIT:
+            memo.clear()
+        memo[k] = cell
+        return cell
+
+    get = memo.get
+    if key == "node":
+
+        def make(n: str, g: GpuSnapshot, job: str | None) -> Text:
+            hit = get(n)
+            return keep(n, _plain(n, p)) if hit is None else hit
+
+    elif key == "gpu":
+
+        def make(n: str, g: GpuSnapshot, job: str | None) -> Text:
+            hit = get(g.index)
+            return keep(g.index, _plain(str(g.index), p, True)) if hit is None else hit
+
+    elif key == "name":
+
+        def make(n: str, g: GpuSnapshot, job: str | None) -> Text:
+            name = cells.short_name(g.name)
+            hit = get(name)
+            return keep(name, _name(name, p)) if hit is None else hit
+
+    elif key == "holder":
+
+        def make(n: str, g: GpuSnapshot, job: str | None) -> Text:
+            text, kind = holder_summary(g)
+            k = (text, kind, job)
+            hit = get(k)
+            return keep(k, _holder_cell(text, kind, p, job)) if hit is None else hit
+
+    elif key == "util":
+        lost_util, util_w = cells.lost(p), bars["util"]
+
+        def make(n: str, g: GpuSnapshot, job: str | None) -> Text:
+            if g.lost:
+                return lost_util
+            u = g.utilization_gpu
+            hit = get(u)
+            return keep(u, cells.percent_gauge(u, util_w, p)) if hit is None else hit
+
+    else:
+        return _value_maker(key, bars, p, get, keep)
+    return make
+
+
+def _value_maker(
+    key: str,
+    bars: dict[str, int],
+    p: Palette,
+    get: Callable[[Hashable], Text | None],
+    keep: Callable[[Hashable, Text], Text],
+) -> CellMaker:
+    """Makers of the columns that show a dash for a lost GPU."""
+    lost = cells.na(p, "—")
+    if key == "mem":
+        mem_w = bars["mem"]
+
+        def make(n: str, g: GpuSnapshot, job: str | None) -> Text:
+            if g.lost:
+                return lost
+            used, total = g.memory_used_mib, g.memory_total_mib
+            # Only GiB to one decimal and the bar in eighths show: equal ones share a cell.
+            fill = round(used / total * mem_w * 8) if used is not None and total else None
+            k = (cells.memory_label(used, total), fill)
+            hit = get(k)
+            return keep(k, cells.memory_gauge(used, total, mem_w, p)) if hit is None else hit
+
+    elif key == "temp":
+
+        def make(n: str, g: GpuSnapshot, job: str | None) -> Text:
+            if g.lost:
+                return lost
+            t = g.temperature_c
+            hit = get(t)
+            return keep(t, cells.temperature(t, p)) if hit is None else hit
+
+    elif key == "power":
+
+        def make(n: str, g: GpuSnapshot, job: str | None) -> Text:
+            if g.lost:
+                return lost
+            draw = None if g.power_draw_w is None else float(round(g.power_draw_w))
+            k = (draw, g.power_limit_w)
+            hit = get(k)
+            return keep(k, cells.power(draw, g.power_limit_w, p)) if hit is None else hit
+
+    elif key == "mode":
+
+        def make(n: str, g: GpuSnapshot, job: str | None) -> Text:
+            if g.lost:
+                return lost
+            mode = g.compute_mode
+            hit = get(mode)
+            return keep(mode, cells.compute_mode(mode, p)) if hit is None else hit
+
+    elif key == "badges":
+
+        def make(n: str, g: GpuSnapshot, job: str | None) -> Text:
+            if g.lost:
+                return lost
+            k = cells.badge_key(g)
+            hit = get(k)
+            return keep(k, cells.badges(g, p)) if hit is None else hit
+
+    else:
+
+        def make(n: str, g: GpuSnapshot, job: str | None) -> Text:
+            return lost if g.lost else Text()
+
+    return make
+
+
+def cell_makers(columns: list[ColumnSpec], bars: dict[str, int], p: Palette) -> list[CellMaker]:
+    """One cell maker per column, for a layout and a palette: each keeps the cells it made for reuse."""
+    return [_maker(key, bars, p) for key, _, _ in columns]
 
 
 def gpu_cells(
@@ -106,47 +234,10 @@ def gpu_cells(
     columns: list[ColumnSpec],
     bars: dict[str, int],
     p: Palette,
-    memo: CellMemo | None = None,
     job: str | None = None,
 ) -> list[Text]:
-    """The cells of one overview row; ``memo`` (one per palette and layout) shares cells, ``job`` holds the GPU."""
-    m = memo if memo is not None else CellMemo()
-    out: list[Text] = []
-    for key, _, _ in columns:
-        if key == "node":
-            out.append(m.get(("node", node), _plain, node, p))
-        elif key == "gpu":
-            out.append(m.get(("gpu", gpu.index), _plain, str(gpu.index), p, True))
-        elif key == "name":
-            name = cells.short_name(gpu.name)
-            out.append(m.get(("name", name), _name, name, p))
-        elif key == "holder":
-            text, kind = holder_summary(gpu)
-            out.append(m.get(("holder", text, kind, job), _holder_cell, text, kind, p, job))
-        elif gpu.lost:
-            out.append(m.get(("lost", key == "util"), _lost, key == "util", p))
-        elif key == "util":
-            u = gpu.utilization_gpu
-            out.append(m.get(("util", u), cells.percent_gauge, u, bars["util"], p))
-        elif key == "mem":
-            used, total = gpu.memory_used_mib, gpu.memory_total_mib
-            # Only GiB to one decimal and the bar in eighths show: equal ones share a cell.
-            fill = round(used / total * bars["mem"] * 8) if used is not None and total else None
-            label = cells.memory_label(used, total)
-            out.append(m.get(("mem", label, fill), cells.memory_gauge, used, total, bars["mem"], p))
-        elif key == "temp":
-            t = gpu.temperature_c
-            out.append(m.get(("temp", t), cells.temperature, t, p))
-        elif key == "power":
-            draw = None if gpu.power_draw_w is None else float(round(gpu.power_draw_w))
-            limit = gpu.power_limit_w
-            out.append(m.get(("power", draw, limit), cells.power, draw, limit, p))
-        elif key == "mode":
-            mode = gpu.compute_mode
-            out.append(m.get(("mode", mode), cells.compute_mode, mode, p))
-        elif key == "badges":
-            out.append(m.get(("badges", *cells.badge_key(gpu)), cells.badges, gpu, p))
-    return out
+    """The cells of one overview row; ``job`` is the job holding the GPU, if any."""
+    return [make(node, gpu, job) for make in cell_makers(columns, bars, p)]
 
 
 def _sort_value(column: str, node: str, gpu: GpuSnapshot) -> object:
@@ -188,7 +279,7 @@ class OverviewTable(RowTable):
         self._snapshot: ClusterSnapshot | None = None
         self._layout_sig: tuple[int, int, int, int] | None = None
         self._bars: dict[str, int] = {}
-        self._memo = CellMemo()
+        self._makers: list[CellMaker] | None = None  # made again when the palette or the layout changes
         self._by_key: dict[str, tuple[NodeSnapshot, GpuSnapshot]] = {}
         self.jobs_by_gpu: Mapping[str, str] = {}  # 'node/index' -> 'job 42 train', from the jobs provider
 
@@ -198,12 +289,15 @@ class OverviewTable(RowTable):
 
     def set_palette(self, palette: Palette) -> None:
         self.palette = palette
-        self._memo.clear()
+        self._makers = None
         self.invalidate()
 
     def row_cells(self, key: str, data: object) -> list[Text]:
         node, gpu, job = cast(tuple[str, GpuSnapshot, str | None], data)
-        return gpu_cells(node, gpu, self.columns, self._bars, self.palette, self._memo, job)
+        makers = self._makers
+        if makers is None:
+            makers = self._makers = cell_makers(self.columns, self._bars, self.palette)
+        return [make(node, gpu, job) for make in makers]
 
     def sort_value(self, column: str, data: object) -> object:
         node, gpu, job = cast(tuple[str, GpuSnapshot, str | None], data)
@@ -222,7 +316,7 @@ class OverviewTable(RowTable):
             return False
         self._layout_sig = sig
         columns, self._bars = _layout(width, node_w, name_w)
-        self._memo.clear()
+        self._makers = None
         self.set_columns(columns)
         return True
 
@@ -232,14 +326,16 @@ class OverviewTable(RowTable):
         keep = self.cursor_key
         relaid = self._ensure_layout(snap)
         rows: list[Row] = []
-        self._by_key = {}
-        wanted = self.gpu_filter
+        by_key: dict[str, tuple[NodeSnapshot, GpuSnapshot]] = {}
+        wanted = self.gpu_filter if self.gpu_filter else None
+        job = self.jobs_by_gpu.get
         for key, n, g in gpu_rows(snap):
-            self._by_key[key] = (n, g)
-            if wanted and not wanted.matches(n.name, g):
+            by_key[key] = (n, g)
+            if wanted is not None and not wanted.matches(n.name, g):
                 continue
             # The node's name, not the node: a node compares unequal whenever any of its GPUs changed.
-            rows.append((key, (n.name, g, self.jobs_by_gpu.get(key))))
+            rows.append((key, (n.name, g, job(key))))
+        self._by_key = by_key
         changed = self.sync(rows)
         if relaid and keep is not None:
             self.select_key(keep)

@@ -19,19 +19,22 @@ class OverviewScreen(ViewScreen):
     VIEW = "overview"
 
     def compose_body(self) -> Iterable[Widget]:
-        yield OverviewTable(id="overview")
-        yield DetailPane(id="detail")
+        # Kept, not queried: both are drawn at every refresh.
+        self._table = OverviewTable(id="overview")
+        self._pane = DetailPane(id="detail")
+        yield self._table
+        yield self._pane
 
     def main_table(self) -> RowTable:
-        return self.query_one(OverviewTable)
+        return self._table
 
     def set_palette(self, palette: Palette) -> None:
-        self.query_one(OverviewTable).set_palette(palette)
-        self.query_one(DetailPane).set_palette(palette)
+        self._table.set_palette(palette)
+        self._pane.set_palette(palette)
 
     def refresh_view(self) -> None:
         app = self.gputui
-        table = self.query_one(OverviewTable)
+        table = self._table
         if table.gpu_filter.text != app.filter_text or table.jobs_by_gpu is not app.jobs_by_gpu:
             table.jobs_by_gpu = app.jobs_by_gpu
             table.gpu_filter = app.gpu_filter()
@@ -42,7 +45,7 @@ class OverviewScreen(ViewScreen):
         self._show_detail()
 
     def _show_detail(self) -> None:
-        pane = self.query_one(DetailPane)
+        pane = self._pane
         if pane.display:  # hidden ('d'): drawn again when shown
             pane.show(*self.gputui.selected_gpu())
 

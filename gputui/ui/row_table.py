@@ -20,17 +20,26 @@ from textual.binding import Binding, BindingType
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
+from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 
 from gputui.ui.cell_segments import cell_segments
-from gputui.ui.direct_lines import DirectLines
+from gputui.ui.direct_lines import DirectLines, KeptLines
+from gputui.ui.lean_strip import LeanStrip
 
 Row = tuple[str, object]  # key, the row's data (compared with ==; cells are built from it)
 ColumnSpec = tuple[str, str, int]  # key, label, width in cells
 _MISSING = object()
+_OVERS = ("none", "odd", "cursor", "header")  # row styles laid over cells, by number (see RowTable._over)
+# A cell as segments: (the cell, its segments, first segment's style and text, the rest, the last one's style).
+_CellSegments = tuple[Text, list[Segment], "Style | None", str, list[Segment], "Style | None"]
 _ARROWS = {False: " ▲", True: " ▼"}
 _LINES_LIMIT = 1024
 _SEGMENTS_LIMIT = 8192
+
+
+class _KeptScrollBar(KeptLines, ScrollBar):
+    """The table's scrollbar, drawn again only when it changes (the compositor asks for it at every refresh)."""
 
 
 class RowTable(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
@@ -93,6 +102,7 @@ class RowTable(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.columns: list[ColumnSpec] = []
+        self._widths: list[int] = []
         self.sortable: frozenset[str] = frozenset()  # column keys a click or a key may sort by
         self.sort_column: str | None = None
         self.sort_reverse = False
@@ -106,8 +116,10 @@ class RowTable(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
         self._highlighted: str | None = None
         # Plain dicts, emptied when full: cheaper to look up than an LRU, and a refill costs one frame.
         self._lines: dict[tuple[object, ...], Strip] = {}
-        self._segments: dict[tuple[object, ...], tuple[Text, list[Segment]]] = {}
+        self._segments: dict[tuple[int, int, int], _CellSegments] = {}
         self._styles: dict[str, Style] | None = None
+        self._overs: list[Style] | None = None
+        self._pads: dict[tuple[int, int], Segment] = {}
         self._blank: Strip | None = None
 
     # -- data ----------------------------------------------------------------------------------
@@ -151,6 +163,7 @@ class RowTable(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
     def set_columns(self, columns: Sequence[ColumnSpec]) -> None:
         """Replace the columns; the rows are kept only if ``sync`` is called again."""
         self.columns = list(columns)
+        self._widths = [w for _, _, w in self.columns]
         self._order, self._index, self._data, self._cells, self._versions = [], {}, {}, {}, {}
         self._lines.clear()
         self._update_virtual_size()
@@ -205,7 +218,17 @@ class RowTable(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
         if height <= 0 or width <= 0:
             self.refresh()
             return
-        regions = [Region(0, i - top + 1, width, 1) for i in indexes if 0 <= i - top < height - 1]
+        # One region per run of neighbouring rows: each region is handled on its own down to the compositor.
+        regions: list[Region] = []
+        start = end = -2
+        for y in sorted(i - top + 1 for i in indexes if 0 <= i - top < height - 1):
+            if y > end:
+                if end >= 0:
+                    regions.append(Region(0, start, width, end - start))
+                start = y
+            end = y + 1
+        if end >= 0:
+            regions.append(Region(0, start, width, end - start))
         if regions:
             self.refresh(*regions)
 
@@ -307,6 +330,17 @@ class RowTable(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
             self.post_message(self.RowSelected(self, self.cursor_key))
 
     # -- drawing -------------------------------------------------------------------------------
+    @property
+    def vertical_scrollbar(self) -> ScrollBar:
+        """Textual's vertical scrollbar, made as a _KeptScrollBar (as Widget.vertical_scrollbar makes its own)."""
+        if self._vertical_scrollbar is None:
+            bar = self._vertical_scrollbar = _KeptScrollBar(
+                vertical=True, name="vertical", thickness=self.scrollbar_size_vertical
+            )
+            bar.display = False
+            self.app._start_widget(self, bar)
+        return self._vertical_scrollbar
+
     def _update_virtual_size(self) -> None:
         width = sum(w + 2 for _, _, w in self.columns)
         self.virtual_size = Size(width, len(self._order) + 1)
@@ -314,6 +348,8 @@ class RowTable(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._styles = None
+        self._overs = None
+        self._pads = {}
         self._blank = None
         self._lines.clear()
         self._segments.clear()
@@ -333,40 +369,55 @@ class RowTable(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
             self._styles["over-none"] = Style()
         return self._styles[name]
 
-    def _cell(self, cell: Text, w: int, over: Style) -> list[Segment]:
+    def _over(self, name: str) -> int:
+        """The number of a row style laid over cells ('none', 'odd', 'cursor' or 'header'): cheap to hash."""
+        if self._overs is None:
+            self._overs = [self._style(f"over-{n}") if n != "header" else self._style(n) for n in _OVERS]
+        return _OVERS.index(name)
+
+    def _cell(self, cell: Text, w: int, over: int) -> _CellSegments:
         """One padded cell as segments; a memoised cell (the same object again) is rendered once."""
         key = (id(cell), w, over)
         hit = self._segments.get(key)
         if hit is not None and hit[0] is cell:  # the cache holds the cell, so its id cannot be reused
-            return hit[1]
-        segments = cell_segments(cell, w, self._style("base"), over, self.app.console)
+            return hit
+        assert self._overs is not None
+        segments = cell_segments(cell, w, self._style("base"), self._overs[over], self.app.console)
         if len(self._segments) >= _SEGMENTS_LIMIT:
             self._segments.clear()
-        self._segments[key] = (cell, segments)
-        return segments
+        first = segments[0]
+        hit = self._segments[key] = (cell, segments, first.style, first.text, segments[1:], segments[-1].style)
+        return hit
 
-    def _render_cells(self, cells: Sequence[Text], width: int, over: Style) -> Strip:
+    def _render_cells(self, cells: Sequence[Text], width: int, over: int) -> Strip:
         # The hot loop of a refresh (a row a GPU): lookups are inlined, and a cell that starts in the
         # style the previous one ended in continues its segment (fewer segments to filter and send).
         segments: list[Segment] = []
         extend = segments.extend
         cache_get = self._segments.get
         used = 0
-        for cell, (_, _, w) in zip(cells, self.columns, strict=False):
+        last_style = None
+        for cell, w in zip(cells, self._widths, strict=False):
             hit = cache_get((id(cell), w, over))
-            cell_segs = hit[1] if hit is not None and hit[0] is cell else self._cell(cell, w, over)
-            first = cell_segs[0]
-            if segments and segments[-1].style is first.style:
-                segments[-1] = Segment(segments[-1].text + first.text, first.style)
-                if len(cell_segs) > 1:
-                    extend(cell_segs[1:])
+            if hit is None or hit[0] is not cell:
+                hit = self._cell(cell, w, over)
+            _, cell_segs, first_style, first_text, rest, end_style = hit
+            if first_style is last_style:
+                segments[-1] = Segment(segments[-1].text + first_text, first_style)
+                extend(rest)
             else:
                 extend(cell_segs)
+            last_style = end_style
             used += w + 2
         if used < width:
-            segments.append(Segment(" " * (width - used), self._style("base") + over))
-            return Strip(segments, width)
-        return Strip(segments, used).crop(0, width)
+            pad = self._pads.get((width - used, over))
+            if pad is None:
+                assert self._overs is not None
+                pad = Segment(" " * (width - used), self._style("base") + self._overs[over])
+                self._pads[width - used, over] = pad
+            segments.append(pad)
+            return LeanStrip(segments, width)
+        return LeanStrip(segments, used).crop(0, width)
 
     def _header_cells(self) -> list[Text]:
         out = []
@@ -392,7 +443,7 @@ class RowTable(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
             key: tuple[object, ...] = ("header", width, len(self.columns), self.sort_column, self.sort_reverse)
             strip = self._lines.get(key)
             if strip is None:
-                strip = self._render_cells(self._header_cells(), width, self._style("header"))
+                strip = self._render_cells(self._header_cells(), width, self._over("header"))
                 self._lines[key] = strip
             return strip
         index = top + y - 1
@@ -406,7 +457,7 @@ class RowTable(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
         key = (row_key, self._versions[row_key], cursor, odd, width, focused and cursor)
         strip = self._lines.get(key)
         if strip is None:
-            over = self._style("over-cursor" if cursor else "over-odd" if odd else "over-none")
+            over = self._over("cursor" if cursor else "odd" if odd else "none")
             strip = self._render_cells(self.get_row(row_key), width, over)
             if len(self._lines) >= _LINES_LIMIT:
                 self._lines.clear()

@@ -16,6 +16,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 
 from gputui.ui.bars import ClickBar, KeyBar, TopBar
+from gputui.ui.direct_lines import KeptLines
 from gputui.ui.event_log import EventLog
 from gputui.ui.filter_bar import FilterBar
 from gputui.ui.palette import Palette
@@ -34,7 +35,7 @@ VIEWS: dict[str, tuple[str, str]] = {
 }
 
 
-class ViewScreen(Screen[None]):
+class ViewScreen(KeptLines, Screen[None]):
     """A view; subclasses compose their body, draw it in ``refresh_view`` and name their sortable table."""
 
     VIEW: ClassVar[str] = "overview"

@@ -1,0 +1,97 @@
+"""The quiet terminal driver: keys (a lone Escape too) still arrive, the app still quits, and an idle app's
+input thread does not wake up (Textual's own driver wakes it ten times a second)."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pty
+import struct
+import subprocess
+import sys
+import termios
+import time
+
+import pytest
+
+from gputui.ui.quiet_driver import QuietLinuxDriver, quiet_driver
+
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the quiet driver replaces Textual's Linux driver")
+
+APP = """
+import sys
+from textual.app import App
+from gputui.ui.quiet_driver import QuietLinuxDriver
+
+class Keys(App):
+    def on_mount(self):
+        print("ready", flush=True, file=sys.__stdout__)
+
+    def on_key(self, event):
+        print("key", event.key, flush=True, file=sys.__stdout__)
+        if event.key == "q":
+            self.exit()
+
+Keys(driver_class=QuietLinuxDriver).run()
+"""
+
+
+def _wakes(pid: int) -> int:
+    """Voluntary context switches of all threads of ``pid``: each is the thread going to sleep and waking."""
+    total = 0
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{tid}/status") as f:
+            total += next(int(line.split()[1]) for line in f if line.startswith("voluntary_ctxt_switches"))
+    return total
+
+
+def _read_until(fd: int, marker: bytes, seen: bytearray, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while marker not in seen:
+        assert time.monotonic() < deadline, f"no {marker!r} in {bytes(seen)[-300:]!r}"
+        try:
+            seen.extend(os.read(fd, 65536))
+        except BlockingIOError:
+            time.sleep(0.01)
+
+
+def test_keys_arrive_escape_times_out_and_an_idle_input_thread_sleeps() -> None:
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    out_r, out_w = os.pipe()
+    child = subprocess.Popen(
+        [sys.executable, "-c", APP], stdin=slave, stdout=out_w, stderr=slave, start_new_session=True
+    )
+    os.close(slave)
+    os.close(out_w)
+    os.set_blocking(out_r, False)
+    os.set_blocking(master, False)
+    seen = bytearray()
+    try:
+        _read_until(out_r, b"ready", seen)
+        time.sleep(0.3)  # let start-up work settle
+        before = _wakes(child.pid)
+        time.sleep(1.0)
+        idle_wakes = _wakes(child.pid) - before
+        os.write(master, b"a")
+        _read_until(out_r, b"key a", seen)
+        os.write(master, b"\x1b")  # a lone Escape: only the parser's timeout can tell it from a sequence
+        _read_until(out_r, b"key escape", seen)
+        os.write(master, b"q")
+        assert child.wait(timeout=5) == 0
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        os.close(master)
+        os.close(out_r)
+    # Textual's LinuxDriver alone would wake about ten times in that second.
+    assert idle_wakes <= 3, f"{idle_wakes} wake-ups in one idle second"
+
+
+def test_only_the_linux_driver_is_replaced() -> None:
+    from textual.drivers.headless_driver import HeadlessDriver
+    from textual.drivers.linux_driver import LinuxDriver
+
+    assert quiet_driver(LinuxDriver) is QuietLinuxDriver
+    assert quiet_driver(HeadlessDriver) is HeadlessDriver
