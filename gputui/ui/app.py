@@ -43,6 +43,7 @@ from gputui.ui.view_screen import VIEWS, ViewScreen
 
 if TYPE_CHECKING:
     from textual.command import Provider
+    from textual.driver import Driver
 
     from gputui.jobs.backend import JobBackend
 
@@ -149,6 +150,17 @@ class GputuiApp(JobControls, RecordControls, MpsControls, Polling, ReplayControl
         self._palette_theme: str | None = None
         self.subtitle = source.description
         self._last_time: float | None = None
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver for this platform; on Linux one whose input thread sleeps until input comes (Textual's
+        own wakes ten times a second, a fifth of the dashboard's idle CPU). Falls back to Textual's driver if a
+        Textual release moved the internals it builds on."""
+        stock = super().get_driver_class()
+        try:
+            from gputui.ui.quiet_driver import quiet_driver
+        except ImportError:
+            return stock
+        return quiet_driver(stock)
 
     # -- actions registry ----------------------------------------------------------------------
     def _bind_registry(self) -> None:
