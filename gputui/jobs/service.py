@@ -29,6 +29,7 @@ from gputui.jobs import submission
 from gputui.jobs.describe import allocation_text
 from gputui.jobs.errors import JobError, JobNotFound, JobRefused, StoreError
 from gputui.jobs.keeper import Keeper, job_event, reset_run
+from gputui.jobs.preview import preview_in
 from gputui.jobs.procstat import host_name, is_alive, self_stamp
 from gputui.jobs.records import CANCELLED, ENDED, PENDING, RUNNING, JobRecord, User, current_user
 from gputui.jobs.restore import build_scheduler, dependency_ids, held_pids
@@ -245,14 +246,7 @@ class JobService:
             sched = self._scratch(dep for _kind, dep in request.dependencies)
             now = self.now()
             job = sched.submit(request, now, job_id=max([*sched.jobs, self._max_id()]) + 1)
-            decision = next((d for d in sched.schedule(now) if d.job_id == job.id), None)
-            if decision is not None:
-                alloc = decision.allocation
-                return Preview(request, True, f"would start now on {allocation_text(alloc)}", None, alloc,
-                               decision.environment(), decision.warnings)  # fmt: skip
-            why = explain(sched, job.id, now)
-            return Preview(request, False, f"would wait ({why.reason}): {why.text}", why.reason,
-                           reservation_time=why.reservation_time)  # fmt: skip
+            return preview_in(sched, request, job.id, now)
 
     def _max_id(self) -> int:
         rows = self.store.jobs(None, limit=1, newest_first=True)

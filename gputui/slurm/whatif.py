@@ -16,10 +16,9 @@ from gputui.core.model import ClusterSnapshot, GpuSnapshot, MpsDaemon, NodeSnaps
 from gputui.core.scheduler import ledger
 from gputui.core.scheduler.allocation import Allocation
 from gputui.core.scheduler.config import SchedulerConfig
-from gputui.core.scheduler.explain import explain
 from gputui.core.scheduler.queue import Scheduler
 from gputui.core.scheduler.request import JobRequest
-from gputui.jobs.describe import allocation_text
+from gputui.jobs.preview import preview_in
 from gputui.jobs.records import JobRecord
 from gputui.jobs.restore import build_scheduler
 from gputui.jobs.views import Preview
@@ -94,14 +93,7 @@ def predict(
     job = sched.submit(replace(request, dependencies=()), now, job_id=job_id)
     ahead = sum(1 for r in queued(pending) if r.priority >= request.effective_priority)
     queue = f"; {ahead} job(s) ahead of it in Slurm's queue" if ahead else ""
-    decision = next((d for d in sched.schedule(now) if d.job_id == job.id), None)
-    if decision is not None:
-        alloc = decision.allocation
-        return Preview(request, True, f"would start now on {allocation_text(alloc)}{queue}", None, alloc,
-                       decision.environment(), decision.warnings)  # fmt: skip
-    why = explain(sched, job.id, now)
-    return Preview(request, False, f"would wait ({why.reason}): {why.text}{queue}", why.reason,
-                   reservation_time=why.reservation_time)  # fmt: skip
+    return preview_in(sched, request, job.id, now, queue)
 
 
 def places(alloc: Allocation | None) -> frozenset[tuple[str, int]]:
