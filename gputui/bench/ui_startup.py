@@ -8,7 +8,10 @@ been applied and painted, printing the monotonic time of that moment (the same c
 Linux). Reported: spawn to first frame, and spawn to process exit (the first plus Python's
 shutdown), as median and best over the runs; --baseline times a bare Textual app with a 64-row
 DataTable the same way, interleaved, for what Textual alone costs on the machine at hand.
-The runs use compiled bytecode (as an installed package does); the warm-up run writes it.
+The runs use compiled bytecode (as an installed package does); the warm-up run writes it. They use a state
+directory of their own: empty, so that the job service opens after the first frame (a queue with no job
+waiting or running cannot change it), or with --queued a job running in the demo's queue, so that it opens
+before.
 """
 
 from __future__ import annotations
@@ -22,8 +25,10 @@ import statistics
 import struct
 import subprocess
 import sys
+import tempfile
 import termios
 import time
+from pathlib import Path
 
 FIRST_FRAME = re.compile(rb"first complete frame at monotonic (\d+\.\d+)")
 
@@ -54,12 +59,29 @@ def _size(text: str) -> tuple[int, int]:
     return int(w), int(h)
 
 
-def one_run(source: str, size: tuple[int, int], bare: bool = False) -> tuple[float, float]:
+def queue_a_job(source: str, state: Path) -> str:
+    """Submit a job to ``source``'s queue in the state directory ``state`` and let it start; returns its state."""
+    from gputui.jobs.session import open_session
+
+    os.environ["GPUTUI_STATE_DIR"] = str(state)
+    session = open_session(source)
+    try:
+        rec = session.service.submit("--gpus=1 -t 12:00:00 -J bench", ["python", "train.py"])
+        session.service.tick(session.snapshot)
+        detail = session.service.get(rec.id)
+        return detail.record.state if detail is not None else "missing"
+    finally:
+        session.close()
+
+
+def one_run(source: str, size: tuple[int, int], bare: bool = False, state: Path | None = None) -> tuple[float, float]:
     """Seconds from spawn to the first frame and to the exit of one dashboard (or bare app) process."""
     width, height = size
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", height, width, 0, 0))
     env = dict(os.environ, GPUTUI_EXIT_AFTER_FIRST_FRAME="1", TERM=os.environ.get("BENCH_TERM", "xterm-256color"))
+    if state is not None:
+        env["GPUTUI_STATE_DIR"] = str(state)
     # Bytecode as an installed package has it: the warm-up run writes it if it is missing. (With
     # PYTHONDONTWRITEBYTECODE set, every run would compile gputui's sources again: ~0.15 s.)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -92,6 +114,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--size", default="160x50", help="terminal size WxH (default 160x50)")
     ap.add_argument("--source", default="demo", help="what the dashboard opens (default: the bundled demo)")
     ap.add_argument("--baseline", action="store_true", help="also time a bare Textual app with a 64-row table")
+    ap.add_argument("--queued", action="store_true", help="with a job running in the queue (the service opens first)")
     args = ap.parse_args(argv)
     if sys.platform != "linux":
         print("ui_startup compares monotonic clocks across processes, which needs Linux", file=sys.stderr)
@@ -99,17 +122,22 @@ def main(argv: list[str]) -> int:
     size = _size(args.size)
     kinds = [False, True] if args.baseline else [False]
     times: dict[bool, tuple[list[float], list[float]]] = {k: ([], []) for k in kinds}
-    for bare in kinds:
-        one_run(args.source, size, bare)  # warm the file cache and the bytecode cache
-    for _ in range(args.runs):  # interleaved, so that both see the same machine load
+    with tempfile.TemporaryDirectory(prefix="gputui-bench-") as tmp:
+        state = Path(tmp) / "state"
+        if args.queued:
+            print(f"a job in the queue of {args.source}: {queue_a_job(args.source, state)}")
         for bare in kinds:
-            first, whole = one_run(args.source, size, bare)
-            times[bare][0].append(first)
-            times[bare][1].append(whole)
+            one_run(args.source, size, bare, state)  # warm the file cache and the bytecode cache
+        for _ in range(args.runs):  # interleaved, so that both see the same machine load
+            for bare in kinds:
+                first, whole = one_run(args.source, size, bare, state)
+                times[bare][0].append(first)
+                times[bare][1].append(whole)
     print(f"{args.runs} runs each after one warm-up run, at {args.size}; seconds from spawn:")
     for bare in kinds:
         frames, exits = times[bare]
-        name = "bare Textual, 64-row table" if bare else f"gputui {args.source}"
+        queue = ", a job running" if args.queued else ""
+        name = "bare Textual, 64-row table" if bare else f"gputui {args.source}{queue}"
         print(
             f"  {name:<28} first complete frame: median {statistics.median(frames):.3f}  best {min(frames):.3f}"
             f"   exit: median {statistics.median(exits):.3f}"

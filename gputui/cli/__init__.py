@@ -28,11 +28,15 @@ SUBCOMMANDS = {
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line, or with ``only`` just that subcommand (the others' modules are not imported:
+    the dashboard starts faster)."""
     p = argparse.ArgumentParser(prog="gputui", description="A terminal cockpit for GPU machines and clusters.")
     p.add_argument("--version", action="version", version=f"gputui {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
-    for module in SUBCOMMANDS.values():
+    for name, module in SUBCOMMANDS.items():
+        if only is not None and name != only:
+            continue
         try:
             mod = importlib.import_module(f"gputui.cli.{module}")
         except ModuleNotFoundError as e:
@@ -47,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     args_in = sys.argv[1:] if argv is None else argv
     if not args_in or (args_in[0] not in SUBCOMMANDS and args_in[0] not in ("-h", "--help", "--version")):
         args_in = ["ui", *args_in]  # `gputui [SOURCE] [options]` opens the dashboard
-    parser = build_parser()
+    parser = build_parser(args_in[0] if args_in[0] in SUBCOMMANDS else None)
     try:
         args = parser.parse_args(args_in)
         return int(args.run(args) or 0)

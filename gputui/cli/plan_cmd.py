@@ -48,8 +48,9 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from gputui.core.errors import GputuiError
-    from gputui.core.scheduler import Scheduler, SchedulerConfig, explain, parse_options, parse_script
+    from gputui.core.scheduler import Scheduler, SchedulerConfig, parse_options, parse_script
     from gputui.core.scheduler.build import state_from_snapshot, state_from_specs
+    from gputui.core.scheduler.explain import explain
     from gputui.core.scheduler.hostlist import compress_hostlist
 
     config = SchedulerConfig(mig_dynamic=args.dynamic_mig, foreign_busy=not args.ignore_foreign, policy=args.policy)

@@ -3,8 +3,17 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING
 
 from gputui.sources.factory import SOURCE_HELP
+
+if TYPE_CHECKING:
+    from gputui.jobs.backend import JobBackend
+    from gputui.sources.base import Source
+
+Opener = Callable[[], "JobBackend"]
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -34,14 +43,9 @@ def run(args: argparse.Namespace) -> int:
     opened = open_source(args.source)
     if isinstance(opened.source, ReplaySource) and not args.paused:
         opened.source.play()
-    from gputui.jobs.session import open_service
     from gputui.ui.app import create_app
 
-    service, note = None, None
-    try:
-        service = open_service(args.source, opened.source)
-    except GputuiError as e:  # the dashboard runs on, without jobs
-        note = f"jobs are unavailable: {e}"
+    service, note, opener = _jobs_for(args.source, opened.source)
     try:
         app = create_app(
             opened.source,
@@ -52,10 +56,40 @@ def run(args: argparse.Namespace) -> int:
             jobs_service=service,
             jobs_note=note,
             record=args.record,
+            jobs_opener=opener,
         )
-        app.run()
-    finally:
+    except BaseException:
         if service is not None:
             service.close()
         opened.source.close()
+        raise
+    try:
+        app.run()
+    finally:
+        app.close_jobs()
+        opened.source.close()
     return int(app.return_code or 0)
+
+
+def _jobs_for(source_arg: str | None, source: Source) -> tuple[JobBackend | None, str | None, Opener | None]:
+    """The job service now, or why there is none, or an opener for after the first frame: when the queue has no
+    job waiting or running, the first frame cannot show any, and the job service loads after it."""
+    from gputui.core.errors import GputuiError
+    from gputui.jobs.queue_look import cluster_key, idle_queue, is_slurm
+    from gputui.jobs.schema import DB_NAME
+    from gputui.statedir import state_dir_path
+
+    if not is_slurm(source):
+        last_event = idle_queue(state_dir_path() / DB_NAME, cluster_key(source_arg, source))
+        if last_event is not None:
+            return None, None, partial(_open_service, source_arg, source, last_event)
+    try:
+        return _open_service(source_arg, source), None, None
+    except GputuiError as e:  # the dashboard runs on, without jobs
+        return None, f"jobs are unavailable: {e}", None
+
+
+def _open_service(source_arg: str | None, source: Source, events_after: int | None = None) -> JobBackend:
+    from gputui.jobs.session import open_service
+
+    return open_service(source_arg, source, events_after=events_after)

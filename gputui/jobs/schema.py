@@ -5,6 +5,9 @@ A database written by a newer gputui (a higher version) is refused rather than g
 
 from __future__ import annotations
 
+#: The state database's file name in the state directory.
+DB_NAME = "jobs.db"
+
 _V1 = [
     """CREATE TABLE jobs (
         id INTEGER PRIMARY KEY AUTOINCREMENT,

@@ -52,8 +52,10 @@ class JobService:
         user: User | None = None,
         wall: Callable[[], float] = time.time,
         process: Owner | None = None,
+        events_after: int | None = None,
     ) -> None:
-        """``process`` names this process for the queue's lease (default: its pid and start time)."""
+        """``process`` names this process for the queue's lease (default: its pid and start time); ticks give the
+        events after id ``events_after`` (default: the newest now, as earlier ones are history)."""
         self.store = store
         self.runner = runner
         self.cluster = cluster
@@ -68,7 +70,7 @@ class JobService:
         self._snapshot: ClusterSnapshot | None = None
         self._clock: float | None = None
         self._source_t: float | None = None
-        self._last_event = store.last_event_id()  # events from before this service opened are history
+        self._last_event = store.last_event_id() if events_after is None else events_after
         self._seen_revision: tuple[int, int] | None = None
         self._job_writes = 0
         self._running_cache: tuple[tuple[int, int], list[JobRecord]] | None = None

@@ -6,15 +6,15 @@ own queue of simulated jobs, on the recording's clock. All queues live in the sa
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from gputui.core.model import ClusterSnapshot
 from gputui.core.scheduler.config import SchedulerConfig
 from gputui.jobs.backend import JobBackend
 from gputui.jobs.local_runner import LocalRunner
-from gputui.jobs.procstat import host_name
+from gputui.jobs.queue_look import cluster_key, is_simulated, is_slurm
 from gputui.jobs.records import User
 from gputui.jobs.runner import Runner
 from gputui.jobs.service import JobService
@@ -26,19 +26,6 @@ from gputui.statedir import make_private_dir, state_dir
 
 #: How long a command waits for another gputui's write to finish before it says the store is locked.
 BUSY_TIMEOUT_S = 5.0
-
-
-def is_simulated(source: Source) -> bool:
-    return isinstance(source, ReplaySource)
-
-
-def cluster_key(source_arg: str | None, source: Source) -> str:
-    """``local:HOST`` for a live machine, ``replay:demo`` or ``replay:/abs/path`` for a replay."""
-    if not is_simulated(source):
-        return f"local:{host_name()}"
-    if source_arg is None or source_arg.lower() == "demo":
-        return "replay:demo"
-    return "replay:" + os.path.realpath(source_arg)
 
 
 def runner_for(source: Source, root: Path, grace_s: float = 10.0) -> Runner:
@@ -56,16 +43,19 @@ def open_service(
     user: User | None = None,
     busy_timeout_s: float = 5.0,
     grace_s: float = 10.0,
+    events_after: int | None = None,
 ) -> JobBackend:
     """The job service for ``source`` on the store in ``root`` (default: the user's state directory); for a
-    Slurm cluster, the Slurm back end (Slurm keeps the jobs, so no store is opened)."""
-    from gputui.slurm import SlurmJobs, SlurmSource
+    Slurm cluster, the Slurm back end (Slurm keeps the jobs, so no store is opened). ``events_after``: the
+    newest event id the caller has seen (default: the store's newest now); later ones come from its ticks."""
+    if is_slurm(source):
+        from gputui.slurm import SlurmJobs, SlurmSource
 
-    if isinstance(source, SlurmSource):
-        return SlurmJobs(source, config=config, user=user)
+        return SlurmJobs(cast(SlurmSource, source), config=config, user=user)
     root = state_dir() if root is None else make_private_dir(root)
     store = JobStore(root / DB_NAME, busy_timeout_s=busy_timeout_s)
-    return JobService(store, runner_for(source, root, grace_s), cluster_key(source_arg, source), config, user)
+    cluster = cluster_key(source_arg, source)
+    return JobService(store, runner_for(source, root, grace_s), cluster, config, user, events_after=events_after)
 
 
 @dataclass

@@ -20,10 +20,10 @@ from gputui.core.model import Event
 from gputui.jobs import job_rows
 from gputui.jobs.errors import StoreError, StoreFull, StoreLocked, StoreReadOnly
 from gputui.jobs.records import JobRecord
-from gputui.jobs.schema import MIGRATIONS, SCHEMA_VERSION
+from gputui.jobs.schema import DB_NAME, MIGRATIONS, SCHEMA_VERSION
 from gputui.statedir import FILE_MODE, create_private_file
 
-DB_NAME = "jobs.db"
+__all__ = ["DB_NAME", "JobStore", "Owner"]
 
 
 @dataclass(frozen=True, slots=True)

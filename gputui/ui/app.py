@@ -11,7 +11,7 @@ import gc
 import os
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import App
@@ -107,6 +107,7 @@ class GputuiApp(JobControls, RecordControls, MpsControls, Polling, ReplayControl
         jobs_service: JobBackend | None = None,
         jobs_note: str | None = None,
         record: str | None = None,
+        jobs_opener: Callable[[], JobBackend] | None = None,
     ) -> None:
         self.user_themes = list(user_themes or [])
         self.theme_names = [*THEMES, *(t.name for t in self.user_themes)]
@@ -122,6 +123,7 @@ class GputuiApp(JobControls, RecordControls, MpsControls, Polling, ReplayControl
         self.poll_interval = max(0.05, poll_interval)
         self.jobs_service = jobs_service
         self.jobs_note = jobs_note
+        self.jobs_opener = None if jobs_service is not None else jobs_opener
         self.record_path = record
         self.registry = (actions or DEFAULT_ACTIONS.extended(JOB_ACTIONS)).extended(
             ActionSpec(f"set_theme('{t.name}')", f"Theme: {t.name}", "View", help=f"Use your theme {t.name}")
@@ -131,7 +133,7 @@ class GputuiApp(JobControls, RecordControls, MpsControls, Polling, ReplayControl
         self._bind_registry()
         self.jobs_provider = jobs
         self.shows_events = (
-            self.replay is not None or jobs is not None or jobs_service is not None
+            self.replay is not None or jobs is not None or jobs_service is not None or jobs_opener is not None
         )  # recorded events, or job events
         self.source_lock = threading.Lock()  # the poll thread and replay controls share the source
         self.generation = 0
@@ -232,6 +234,7 @@ class GputuiApp(JobControls, RecordControls, MpsControls, Polling, ReplayControl
         self.action_view("jobs" if self.current_mode != "jobs" else "overview")
 
     def first_frame_drawn(self) -> None:
+        self.open_jobs_later()
         if os.environ.get(EXIT_AFTER_FIRST_FRAME) == "1":
             self.exit(message=f"gputui: first complete frame at monotonic {time.monotonic():.6f}")
             return
@@ -424,11 +427,14 @@ def create_app(
     jobs_service: JobBackend | None = None,
     jobs_note: str | None = None,
     record: str | None = None,
+    jobs_opener: Callable[[], JobBackend] | None = None,
 ) -> GputuiApp:
     """Build the dashboard for ``source``; raises GputuiError (e.g. an unknown theme) before anything starts.
 
     User themes are read from ``themes_path`` (default: $XDG_CONFIG_HOME/gputui/themes); a broken
-    file is reported when the app starts and skipped. ``jobs`` fills the jobs view.
+    file is reported when the app starts and skipped. ``jobs`` fills the jobs view. ``jobs_opener`` opens
+    the job service after the first frame (instead of ``jobs_service``, open before); call the app's
+    ``close_jobs()`` after it has run.
     """
     from pathlib import Path
 
@@ -449,6 +455,7 @@ def create_app(
             jobs_service=jobs_service,
             jobs_note=jobs_note,
             record=record,
+            jobs_opener=jobs_opener,
         )
     except GputuiError as e:
         if problems:

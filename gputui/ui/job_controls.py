@@ -7,6 +7,7 @@ at once, and where job events are written.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
@@ -17,18 +18,20 @@ from textual.css.query import NoMatches
 from gputui.core.errors import GputuiError
 from gputui.core.model import Event, GpuSnapshot, NodeSnapshot
 from gputui.core.scheduler.errors import RequestError
-from gputui.jobs.backend import JobBackend
-from gputui.jobs.records import CANCELLED, JobRecord
-from gputui.ui.choice_dialog import ChoiceDialog
-from gputui.ui.confirm_dialog import ConfirmDialog
-from gputui.ui.job_ticks import JobCallDone, JobsListed, JobsTick, list_jobs, tick_jobs
-from gputui.ui.jobs_view import JobsView
+from gputui.core.scheduler.job_states import CANCELLED
+from gputui.ui.messages import JobsOpened
 from gputui.ui.palette import PLAIN, Palette
-from gputui.ui.prompt_dialog import PromptDialog
-from gputui.ui.submit_dialog import SubmitDialog
 
 if TYPE_CHECKING:
     from textual.app import App
+
+    from gputui.jobs.backend import JobBackend
+    from gputui.jobs.records import JobRecord
+    from gputui.ui.job_ticks import JobCallDone, JobsListed, JobsTick
+    from gputui.ui.jobs_view import JobsView
+    from gputui.ui.submit_dialog import SubmitDialog
+
+# The job service, the jobs view and the dialogs load on first use: the dashboard's first frame needs none.
 
 MAX_PRIORITY = 2**32
 Then = Callable[[Any, GputuiError | None], None]
@@ -85,10 +88,16 @@ def _stop_text(rec: JobRecord) -> str:
 
 
 class JobControls:
-    """Mixed into the app; with ``jobs_service`` None (no store), every job action says why it is unavailable."""
+    """Mixed into the app; with ``jobs_service`` None (no store), every job action says why it is unavailable.
+
+    With ``jobs_opener`` set, the service opens in a thread after the first frame (``open_jobs_later``).
+    """
 
     jobs_service: JobBackend | None = None
     jobs_note: str | None = None  # why jobs are unavailable, shown in the view and in notifications
+    jobs_opener: Callable[[], JobBackend] | None = None
+    _jobs_opening: threading.Thread | None = None
+    _jobs_opened: JobBackend | None = None  # set by the opening thread, so that close_jobs finds it in any case
     jobs_records: tuple[JobRecord, ...] = ()
     jobs_now: float = 0.0
     palette: Palette = PLAIN
@@ -109,9 +118,50 @@ class JobControls:
     def show_job_events(self, events: Sequence[Event]) -> None:
         """Write job events where the user sees them (the event log)."""
 
+    # -- opening and closing the service --------------------------------------------------------
+    def open_jobs_later(self) -> None:
+        """Open the job service with ``jobs_opener`` in a thread; the app polls (and so ticks) once it is open."""
+        opener = self.jobs_opener
+        if opener is None or self._jobs_opening is not None:
+            return
+        self._jobs_opening = threading.Thread(target=self._open_jobs, args=(opener,), name="gputui-jobs", daemon=True)
+        self._jobs_opening.start()
+
+    def _open_jobs(self, opener: Callable[[], JobBackend]) -> None:
+        try:
+            service = opener()
+        except GputuiError as e:
+            self._japp.post_message(JobsOpened(None, f"jobs are unavailable: {e}"))
+            return
+        except Exception as e:  # a bug: said, and the dashboard runs on without jobs
+            self._japp.post_message(JobsOpened(None, f"jobs are unavailable: opening failed: {e!r}"))
+            return
+        self._jobs_opened = service
+        self._japp.post_message(JobsOpened(service, None))
+
+    def on_jobs_opened(self, message: JobsOpened) -> None:
+        self.jobs_opener = None
+        if message.service is None:
+            self.jobs_note = message.note
+            self._japp.notify(message.note or "jobs are unavailable", severity="warning", timeout=8)
+        else:
+            self.jobs_service = message.service
+        self.show_jobs()
+        self.request_poll()
+
+    def close_jobs(self, timeout: float = 10.0) -> None:
+        """After the app has run: wait for a service still opening, then close the service."""
+        if self._jobs_opening is not None:
+            self._jobs_opening.join(timeout)
+        service = self.jobs_service or self._jobs_opened
+        if service is not None:
+            service.close()
+
     # -- feeding the view ----------------------------------------------------------------------
     def jobs_view(self) -> JobsView | None:
         """The jobs view, on whichever screen of the stack holds it (a dialog may be on top)."""
+        from gputui.ui.jobs_view import JobsView
+
         for screen in reversed(self._japp.screen_stack):
             try:
                 return screen.query_one(JobsView)
@@ -122,7 +172,11 @@ class JobControls:
     def jobs_tick(self, snapshot: Any) -> JobsTick | None:
         """Called by the poll worker (a thread) with each snapshot; None without a job service."""
         service = self.jobs_service
-        return None if service is None else tick_jobs(service, snapshot)
+        if service is None:
+            return None
+        from gputui.ui.job_ticks import tick_jobs
+
+        return tick_jobs(service, snapshot)
 
     def apply_jobs_tick(self, tick: JobsTick) -> None:
         """On the event loop, after the poll's snapshot is applied: the view, events and store problems."""
@@ -175,6 +229,8 @@ class JobControls:
     # -- thread workers ------------------------------------------------------------------------
     def _call(self, call: Callable[[], Any], then: Then) -> None:
         """Run a job-service call (in a worker thread) and post its outcome; a bug still raises."""
+        from gputui.ui.job_ticks import JobCallDone
+
         try:
             result = call()
         except GputuiError as e:
@@ -199,12 +255,16 @@ class JobControls:
         message.then(message.result, message.error)
 
     def _service(self) -> JobBackend | None:
-        if self.jobs_service is None:
+        if self.jobs_service is None and self.jobs_opener is not None:
+            self._japp.notify("The job queue is still opening; try again in a moment", timeout=4)
+        elif self.jobs_service is None:
             self._japp.notify(self.jobs_note or "jobs are not available here", severity="warning", timeout=6)
         return self.jobs_service
 
     def _changed(self, service: JobBackend, call: Callable[[], JobRecord], done: Callable[[JobRecord], None]) -> None:
         """Run a change, then read the job list again and poll, so the view shows its effect at once."""
+
+        from gputui.ui.job_ticks import list_jobs
 
         def work() -> tuple[JobRecord, tuple[JobRecord, ...], float]:
             rec = call()
@@ -225,6 +285,8 @@ class JobControls:
     # -- submit --------------------------------------------------------------------------------
     def action_submit_job(self) -> None:
         if self._service() is not None:
+            from gputui.ui.submit_dialog import SubmitDialog
+
             self._japp.push_screen(SubmitDialog(self.palette))
 
     def on_submit_dialog_preview_wanted(self, message: SubmitDialog.PreviewWanted) -> None:
@@ -244,6 +306,7 @@ class JobControls:
         service, dialog, job = self.jobs_service, message.dialog, message.job
         if service is None:
             return
+        from gputui.ui.job_ticks import list_jobs
 
         def work() -> tuple[JobRecord, tuple[JobRecord, ...], float]:
             rec = service.submit(job.options, job.command, script=job.script)
@@ -301,10 +364,14 @@ class JobControls:
                 if key is not None:
                     self.confirm_cancel(by_id[key])
 
+            from gputui.ui.choice_dialog import ChoiceDialog
+
             title = f"{len(jobs)} jobs run on {node.name} GPU {gpu.index}: which one to cancel?"
             self._japp.push_screen(ChoiceDialog(title, [(k, job_label(r)) for k, r in by_id.items()]), chosen)
 
     def confirm_cancel(self, rec: JobRecord) -> None:
+        from gputui.ui.confirm_dialog import ConfirmDialog
+
         body = Text.assemble(job_label(rec), "\n\n", _stop_text(rec))
         title = f"Cancel job {rec.id} ({rec.display_name})?"
 
@@ -337,6 +404,8 @@ class JobControls:
                 self._changed(service, lambda: service.requeue(rec.id), self._requeued)
 
         if rec.running:
+            from gputui.ui.confirm_dialog import ConfirmDialog
+
             body = Text.assemble(job_label(rec), "\n\nIt is stopped now and queued again.")
             self._japp.push_screen(ConfirmDialog(f"Requeue running job {rec.id}?", body, yes="Requeue"), go)
         else:
@@ -357,6 +426,8 @@ class JobControls:
             if text is not None and service is not None:
                 value = int(text.strip())
                 self._changed(service, lambda: service.set_priority(rec.id, value), self._prioritised)
+
+        from gputui.ui.prompt_dialog import PromptDialog
 
         label = "Higher starts first among jobs that fit; 0 is the lowest."
         prompt = PromptDialog(

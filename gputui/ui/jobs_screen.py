@@ -119,7 +119,8 @@ class JobsScreen(ViewScreen):
     VIEW = "jobs"
 
     def compose_body(self) -> Iterable[Widget]:
-        if self.gputui.jobs_service is not None or self.gputui.jobs_note is not None:
+        app = self.gputui
+        if app.jobs_service is not None or app.jobs_opener is not None or app.jobs_note is not None:
             yield JobsView(own_filter=False, id="jobs-view")
             return
         yield TextPanel("", id="jobs-note")

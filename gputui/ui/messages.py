@@ -10,6 +10,7 @@ from textual.message import Message
 from gputui.core.model import ClusterSnapshot
 
 if TYPE_CHECKING:
+    from gputui.jobs.backend import JobBackend
     from gputui.ui.history import Sample
     from gputui.ui.job_ticks import JobsTick
     from gputui.ui.jobs import JobSummary
@@ -53,3 +54,12 @@ class HistoryFilled(Message):
         self.rings = rings
         self.latest = latest
         self.generation = generation
+
+
+class JobsOpened(Message):
+    """The job service that opens after the first frame is open (``service``), or could not open (``note`` says why)."""
+
+    def __init__(self, service: JobBackend | None, note: str | None) -> None:
+        super().__init__()
+        self.service = service
+        self.note = note

@@ -157,6 +157,7 @@ class Polling:
 
     def on_poll_failed(self, message: PollFailed) -> None:
         self._app.notify(message.error, severity="error", timeout=8)
+        self._app.open_jobs_later()  # normally after the first frame, which a failing source may never give
         self.schedule_poll()
 
     def on_snapshot_polled(self, message: SnapshotPolled) -> None:

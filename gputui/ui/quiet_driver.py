@@ -57,7 +57,7 @@ class QuietLinuxDriver(LinuxDriver):
 
     def run_input_thread(self) -> None:
         """Wait for input and dispatch events (Textual's loop, without its 0.1 s polling)."""
-        selector = selectors.DefaultSelector()
+        selector = selectors.SelectSelector()  # as Textual: epoll refuses some fds (/dev/null, regular files)
         selector.register(self.fileno, selectors.EVENT_READ)
         selector.register(self._wake_r, selectors.EVENT_READ)
         parser = XTermParser(self._debug)

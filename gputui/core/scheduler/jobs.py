@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gputui.core.scheduler.allocation import Allocation
+from gputui.core.scheduler.job_states import CANCELLED, COMPLETED, ENDED, FAILED, PENDING, RUNNING
 from gputui.core.scheduler.placement import Ask
 from gputui.core.scheduler.request import JobRequest
 
-PENDING, RUNNING, COMPLETED, FAILED, CANCELLED = "PENDING", "RUNNING", "COMPLETED", "FAILED", "CANCELLED"
-ENDED = (COMPLETED, FAILED, CANCELLED)
+__all__ = ["CANCELLED", "COMPLETED", "ENDED", "FAILED", "PENDING", "REASONS", "RUNNING", "Job"]
 
 #: Slurm's words for why a job waits.
 REASONS = ("None", "Resources", "Priority", "Dependency", "DependencyNeverSatisfied", "ReqNodeNotAvail")
