@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -57,6 +58,28 @@ def _ident(node: NodeSnapshot, gpu: GpuSnapshot, p: Palette) -> list[Text]:
     return ident
 
 
+#: Words of a Slurm node state that mean it runs no new jobs: broken, or taken out of service.
+_BROKEN_STATES = frozenset({"DOWN", "FAIL", "FAILING", "NOT_RESPONDING", "UNKNOWN"})
+_OUT_STATES = frozenset({"DRAIN", "DRAINING", "DRAINED", "MAINT", "REBOOT_REQUESTED", "REBOOT_ISSUED", "RESERVED"})
+_SHARE_LABELS = {"mps": "MPS used", "shard": "shards used"}
+
+
+def _state_style(state: str, p: Palette) -> Style:
+    words = set(state.upper().split("+"))
+    return p.lost if words & _BROKEN_STATES else p.warn if words & _OUT_STATES else p.text
+
+
+def _node_parts(node: NodeSnapshot, p: Palette) -> list[Text]:
+    """The workload manager's view of the node: its state and its shared GRES (MPS, shards) as used/total."""
+    parts = []
+    if node.state is not None:
+        parts.append(_part("Slurm node", Text(node.state, style=_state_style(node.state, p)), p))
+    for name, total, used in node.shares:
+        used_text = cells.na(p) if used is None else Text(str(used), style=p.text)
+        parts.append(_part(_SHARE_LABELS.get(name, f"{name} used"), used_text + Text(f"/{total}", style=p.text), p))
+    return parts
+
+
 def _lost_note(p: Palette) -> list[Text]:
     return [Text("✖ GPU lost: the driver no longer answers for it; values are stale or N/A", style=p.lost)]
 
@@ -89,12 +112,15 @@ HeaderGroup = tuple[tuple[object, ...], Callable[[Palette], list[Text]]]
 def header_groups(node: NodeSnapshot, gpu: GpuSnapshot) -> list[HeaderGroup]:
     """The header's groups of parts, each starting a line of its own: (what it shows, a maker of its parts).
 
-    Identity first; then the gauges and the settings, so that a glance finds each in one place,
-    or the note that the GPU is lost. Equal keys make equal parts.
+    Identity first, with the node's state and shares where a workload manager (Slurm) gives them; then
+    the gauges and the settings, so that a glance finds each in one place, or the note that the GPU is
+    lost. Equal keys make equal parts.
     """
     groups: list[HeaderGroup] = [
         (("ident", node.name, gpu.index, gpu.name, gpu.uuid, gpu.pci_bus_id), lambda p: _ident(node, gpu, p))
     ]
+    if node.state is not None or node.shares:
+        groups.append((("node", node.state, node.shares), lambda p: _node_parts(node, p)))
     if gpu.lost:
         groups.append((("lost",), _lost_note))
         return groups
@@ -172,6 +198,11 @@ class GpuHeader(TextPanel):
         self._draw()
 
 
+def _same_node(a: NodeSnapshot, b: NodeSnapshot) -> bool:
+    """Equal in what the pane shows of the node (comparing the nodes would compare all their GPUs)."""
+    return a.name == b.name and a.state == b.state and a.shares == b.shares
+
+
 class _InfoBox(KeptLines, VerticalScroll):
     """The scrolling column of header, MIG and MPS sections."""
 
@@ -223,7 +254,8 @@ class DetailPane(KeptLines, Horizontal):
             self._mps.show(None)
             self._processes.show(None)
             return
-        if self._shown is not None and self._shown[1] == gpu and self._shown[0].name == node.name:
+        shown = self._shown
+        if shown is not None and shown[1] == gpu and _same_node(shown[0], node):
             return
         self._shown = (node, gpu)
         self._header.show(node, gpu)

@@ -1,4 +1,4 @@
-"""Recorded events (jobs, MPS daemons) as the replay passes them: the app's feed and each view's log.
+"""Events as they come (a replay's recorded ones, or the job queue's): the app's feed and each view's log.
 
 The feed lives in the app so that every view shows the same events; a view's log catches up
 with the feed when it is drawn, so a hidden view does no work while events arrive.
@@ -17,6 +17,12 @@ from gputui.ui.palette import PLAIN, Palette
 
 FEED_LIMIT = 500
 PLACEHOLDER = "Events from the recording (jobs, MPS daemons) appear here as the replay reaches them."
+LIVE_PLACEHOLDER = "Job events (submitted, started, ended, cancelled) appear here as they happen."
+
+
+def placeholder(replay: bool) -> str:
+    """The empty log's text: a replay's recorded events, or on a live source (NVML, Slurm) the job queue's."""
+    return PLACEHOLDER if replay else LIVE_PLACEHOLDER
 
 
 def render_event(e: Event, p: Palette = PLAIN) -> Text:
@@ -66,8 +72,10 @@ class EventLog(RichLog):
     def set_palette(self, palette: Palette) -> None:
         self.palette = palette
         if self._seen == 0:
+            # The app's source never changes, so asking it here (at mount and on a new theme) is enough.
+            replay = getattr(self.app, "replay", None) is not None
             self.clear()
-            self.write(Text(PLACEHOLDER, style=palette.muted))
+            self.write(Text(placeholder(replay), style=palette.muted))
             self._placeholder = True
 
     def sync(self, feed: EventFeed) -> None:

@@ -106,8 +106,12 @@ def _join(users: list[str], limit: int = 3) -> str:
     return ", ".join(users[:limit]) + f" +{len(users) - limit}"
 
 
-def holder_summary(gpu: GpuSnapshot) -> tuple[str, str]:
-    """A short 'who holds it' text and its kind: 'lost', 'free', 'busy', 'mig', 'mps' or 'unattributed'."""
+def holder_summary(gpu: GpuSnapshot, held: bool = False) -> tuple[str, str]:
+    """A short 'who holds it' text and its kind: 'lost', 'free', 'busy', 'mig', 'mps' or 'unattributed'.
+
+    ``held``: a job holds the GPU (the app's jobs_by_gpu names one), so a MIG or MPS text, which the
+    overview shows beside the job, never calls it idle; a 'free' text is shown as the job alone.
+    """
     if gpu.lost:
         return "GPU lost", "lost"
     if gpu.mps is None or not gpu.mps.running:
@@ -122,12 +126,17 @@ def holder_summary(gpu: GpuSnapshot) -> tuple[str, str]:
     if gpu.mig_enabled:
         busy = len({p.gi_id for p in gpu.processes if p.gi_id is not None})
         gis = len(gpu.gpu_instances)
+        if held and gis:
+            # No process seen (Slurm reports none; a job may be starting), yet its job uses at least one instance.
+            busy = max(busy, 1)
         head = f"MIG {busy}/{gis} GI busy" if gis else "MIG, no GI"
         return (f"{head}: {_join(users, 2)}" if users else head), "mig"
     if gpu.mps is not None and gpu.mps.running:
         if users:
             return f"MPS: {_join(users)}", "mps"
-        return ("MPS: idle" if not workers_count else f"MPS: {workers_count} clients"), "mps"
+        if workers_count:
+            return f"MPS: {workers_count} clients", "mps"
+        return ("MPS: no client seen" if held else "MPS: idle"), "mps"
     if users:
         return _join(users), "busy"
     if workers_count:

@@ -136,7 +136,7 @@ def _maker(key: str, bars: dict[str, int], p: Palette) -> CellMaker:
     elif key == "holder":
 
         def make(n: str, g: GpuSnapshot, job: str | None) -> Text:
-            text, kind = holder_summary(g)
+            text, kind = holder_summary(g, held=job is not None)
             k = (text, kind, job)
             hit = get(k)
             return keep(k, _holder_cell(text, kind, p, job)) if hit is None else hit
