@@ -95,3 +95,36 @@ def test_only_the_linux_driver_is_replaced() -> None:
 
     assert quiet_driver(LinuxDriver) is QuietLinuxDriver
     assert quiet_driver(HeadlessDriver) is HeadlessDriver
+
+
+def _cpu_seconds(pid: int) -> float:
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+
+def test_input_at_its_end_is_let_go_not_read_in_a_busy_loop() -> None:
+    """With stdin at its end (/dev/null, a closed pipe), the input thread stops reading instead of spinning."""
+    master, slave = pty.openpty()
+    out_r, out_w = os.pipe()
+    child = subprocess.Popen(
+        [sys.executable, "-c", APP], stdin=subprocess.DEVNULL, stdout=out_w, stderr=slave, start_new_session=True
+    )
+    os.close(slave)
+    os.close(out_w)
+    os.set_blocking(out_r, False)
+    os.set_blocking(master, False)
+    seen = bytearray()
+    try:
+        _read_until(out_r, b"ready", seen)
+        time.sleep(0.3)
+        before = _cpu_seconds(child.pid)
+        time.sleep(1.0)
+        busy = _cpu_seconds(child.pid) - before
+        assert child.poll() is None  # still running: the end of input is not an error
+    finally:
+        child.kill()
+        child.wait()
+        os.close(master)
+        os.close(out_r)
+    assert busy < 0.3, f"{busy:.2f} s of CPU in one idle second"

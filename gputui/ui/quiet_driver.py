@@ -63,19 +63,24 @@ class QuietLinuxDriver(LinuxDriver):
         parser = XTermParser(self._debug)
         decode = getincrementaldecoder("utf-8")().decode
         fileno = self.fileno
+        reading = True
 
         def timeout() -> float | None:
             due = parser._timeout_time  # set while an Escape may still start a sequence
             return None if due is None else max(0.0, due - get_time())
 
         def process(ready: list[tuple[selectors.SelectorKey, int]], final: bool = False) -> None:
+            nonlocal reading
             for key, _mask in ready:
                 if key.fd != fileno:
                     self._drain_wake_pipe()
                     continue
                 data = decode(os.read(fileno, 4096), final=final)
-                if not data:
-                    break  # stdin is a pipe that was closed
+                if not data:  # end of input (a closed pipe, /dev/null): no more keys, and no busy loop on it
+                    if reading:
+                        selector.unregister(fileno)
+                        reading = False
+                    break
                 for event in parser.feed(data):
                     self.process_message(event)
             for event in parser.tick():
@@ -85,7 +90,9 @@ class QuietLinuxDriver(LinuxDriver):
             self._drain_wake_pipe()  # a byte left from an earlier stop (suspend and resume)
             while not self.exit_event.is_set():
                 process(selector.select(timeout()))
-            selector.unregister(fileno)
+            if reading:
+                selector.unregister(fileno)
+                reading = False
             process(selector.select(0), final=True)
         finally:
             selector.close()
