@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 from conftest import FIXTURES
 from test_ui_app import ListSource, settle
@@ -30,6 +33,20 @@ def slurm_source(tmp_path: Path) -> SlurmSource:
     conf.write_text("ClusterName=testlab\n")
     fake = FakeSlurm(captured_answers(FIXTURES / "slurm"))
     return SlurmSource({}, conf_path=conf, runner=fake, nvml=None, clock=lambda: T0)
+
+
+@asynccontextmanager
+async def slurm_dashboard(tmp_path: Path) -> AsyncIterator[tuple[GputuiApp, Any]]:
+    """The dashboard on the captured Slurm cluster with its Slurm job back end, settled after its first poll."""
+    source = slurm_source(tmp_path)
+    jobs = SlurmJobs(source, wall=lambda: T0)
+    app = create_app(source, poll_interval=3600, jobs_service=jobs, themes_path=tmp_path / "none")
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(app, pilot)
+            yield app, pilot
+    finally:
+        source.close()
 
 
 def log_text(log: EventLog) -> list[str]:
@@ -112,17 +129,10 @@ def test_every_mig_device_the_slurm_source_builds_and_a_job_holds_reads_busy(tmp
 
 
 async def test_the_overview_names_the_job_and_a_busy_instance_on_slurm(tmp_path: Path) -> None:
-    source = slurm_source(tmp_path)
-    jobs = SlurmJobs(source, wall=lambda: T0)
-    app = create_app(source, poll_interval=3600, jobs_service=jobs, themes_path=tmp_path / "none")
-    try:
-        async with app.run_test(size=SIZE) as pilot:
-            await settle(app, pilot)
-            assert app.jobs_by_gpu.get("node03/0") == "job 4 mig-1g (1g.10gb)"
-            holder = app.query_one(OverviewTable).get_row("node03/0")[-1].plain
-            assert holder == "job 4 mig-1g (1g.10gb) · MIG 1/1 GI busy"
-    finally:
-        source.close()
+    async with slurm_dashboard(tmp_path) as (app, _pilot):
+        assert app.jobs_by_gpu.get("node03/0") == "job 4 mig-1g (1g.10gb)"
+        holder = app.query_one(OverviewTable).get_row("node03/0")[-1].plain
+        assert holder == "job 4 mig-1g (1g.10gb) · MIG 1/1 GI busy"
 
 
 # -- the Slurm node in the detail header ---------------------------------------------------------------------------
@@ -146,30 +156,23 @@ def test_header_shows_a_lost_gpu_s_node_state_too() -> None:
 
 
 async def test_slurm_dashboard_detail_pane_and_event_log(tmp_path: Path) -> None:
-    source = slurm_source(tmp_path)
-    jobs = SlurmJobs(source, wall=lambda: T0)
-    app = create_app(source, poll_interval=3600, jobs_service=jobs, themes_path=tmp_path / "none")
-    try:
-        async with app.run_test(size=SIZE) as pilot:
-            await settle(app, pilot)
-            assert isinstance(app, GputuiApp) and app.replay is None
-            log = app.query_one(EventLog)
-            # The queue's first look takes the jobs as they are: no event yet, so the live text shows.
-            assert log.shown == [] and log_text(log) == [LIVE_PLACEHOLDER]
-            table = app.query_one(OverviewTable)
-            table.select_key("node04/0")
-            await pilot.pause()
-            header = app.query_one("#gpu-header").render()
-            text = getattr(header, "plain", str(header))
-            assert "Slurm node MIXED" in text and "MPS used 100/200" in text
-            pane = app.query_one(DetailPane)
-            shown = pane._shown
-            assert shown is not None and shown[0].name == "node04"
-            # A new node state with the same GPU is drawn too.
-            changed = ClusterSnapshot(T0, (NodeSnapshot("node04", shown[0].gpus, state="DOWN+DRAIN"),))
-            pane.show(changed.nodes[0], changed.nodes[0].gpus[0])
-            await pilot.pause()
-            header = app.query_one("#gpu-header").render()
-            assert "Slurm node DOWN+DRAIN" in getattr(header, "plain", str(header))
-    finally:
-        source.close()
+    async with slurm_dashboard(tmp_path) as (app, pilot):
+        assert isinstance(app, GputuiApp) and app.replay is None
+        log = app.query_one(EventLog)
+        # The queue's first look takes the jobs as they are: no event yet, so the live text shows.
+        assert log.shown == [] and log_text(log) == [LIVE_PLACEHOLDER]
+        table = app.query_one(OverviewTable)
+        table.select_key("node04/0")
+        await pilot.pause()
+        header = app.query_one("#gpu-header").render()
+        text = getattr(header, "plain", str(header))
+        assert "Slurm node MIXED" in text and "MPS used 100/200" in text
+        pane = app.query_one(DetailPane)
+        shown = pane._shown
+        assert shown is not None and shown[0].name == "node04"
+        # A new node state with the same GPU is drawn too.
+        changed = ClusterSnapshot(T0, (NodeSnapshot("node04", shown[0].gpus, state="DOWN+DRAIN"),))
+        pane.show(changed.nodes[0], changed.nodes[0].gpus[0])
+        await pilot.pause()
+        header = app.query_one("#gpu-header").render()
+        assert "Slurm node DOWN+DRAIN" in getattr(header, "plain", str(header))

@@ -55,17 +55,24 @@ def _read_until(fd: int, marker: bytes, seen: bytearray, timeout: float = 10.0) 
             time.sleep(0.01)
 
 
-def test_keys_arrive_escape_times_out_and_an_idle_input_thread_sleeps() -> None:
+def _start(keys_from_terminal: bool) -> tuple[int, int, subprocess.Popen[bytes]]:
+    """The key-echo app on a pseudo-terminal (its input too, or /dev/null); returns the terminal's master end,
+    the read end of the app's report pipe, and the process."""
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
     out_r, out_w = os.pipe()
-    child = subprocess.Popen(
-        [sys.executable, "-c", APP], stdin=slave, stdout=out_w, stderr=slave, start_new_session=True
-    )
+    stdin = slave if keys_from_terminal else subprocess.DEVNULL
+    cmd = [sys.executable, "-c", APP]
+    child = subprocess.Popen(cmd, stdin=stdin, stdout=out_w, stderr=slave, start_new_session=True)
     os.close(slave)
     os.close(out_w)
     os.set_blocking(out_r, False)
     os.set_blocking(master, False)
+    return master, out_r, child
+
+
+def test_keys_arrive_escape_times_out_and_an_idle_input_thread_sleeps() -> None:
+    master, out_r, child = _start(keys_from_terminal=True)
     seen = bytearray()
     try:
         _read_until(out_r, b"ready", seen)
@@ -105,15 +112,7 @@ def _cpu_seconds(pid: int) -> float:
 
 def test_input_at_its_end_is_let_go_not_read_in_a_busy_loop() -> None:
     """With stdin at its end (/dev/null, a closed pipe), the input thread stops reading instead of spinning."""
-    master, slave = pty.openpty()
-    out_r, out_w = os.pipe()
-    child = subprocess.Popen(
-        [sys.executable, "-c", APP], stdin=subprocess.DEVNULL, stdout=out_w, stderr=slave, start_new_session=True
-    )
-    os.close(slave)
-    os.close(out_w)
-    os.set_blocking(out_r, False)
-    os.set_blocking(master, False)
+    master, out_r, child = _start(keys_from_terminal=False)
     seen = bytearray()
     try:
         _read_until(out_r, b"ready", seen)
