@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from list_source import ListSource
 from rich.console import Console
 from test_ui_sample_data import EVENTS, T0, cluster, frames, replay
 from textual.pilot import Pilot
@@ -47,23 +48,6 @@ def plain(renderable: object) -> str:
 
 def row_text(app: GputuiApp, key: str) -> list[str]:
     return [c.plain for c in app.query_one(OverviewTable).get_row(key)]
-
-
-class ListSource:
-    """A live-style source that returns the snapshots it is given, one per poll, then repeats the last."""
-
-    description = "list source"
-
-    def __init__(self, snaps: list[ClusterSnapshot]) -> None:
-        self.snaps = snaps
-        self.polls = 0
-
-    def poll(self) -> ClusterSnapshot:
-        self.polls += 1
-        return self.snaps[min(self.polls - 1, len(self.snaps) - 1)]
-
-    def close(self) -> None:
-        pass
 
 
 async def test_overview_shows_every_gpu_of_a_written_recording(tmp_path: Path) -> None:

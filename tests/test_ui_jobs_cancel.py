@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 from jobs_helpers import BOB, T0, machine, sim_service
+from list_source import ListSource
 from textual.widgets import Button, Input, OptionList
-from ui_jobs_app import SIZE, JobsTestApp, ListSource, poll, settle
+from ui_jobs_app import SIZE, JobsTestApp, poll, settle
 
 from gputui.jobs.records import CANCELLED, PENDING, RUNNING
 from gputui.ui.choice_dialog import ChoiceDialog

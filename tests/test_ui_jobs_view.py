@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 from jobs_helpers import T0, machine, sim_service
-from ui_jobs_app import SIZE, JobsTestApp, ListSource, poll, settle
+from list_source import ListSource
+from ui_jobs_app import SIZE, JobsTestApp, poll, settle
 
 from gputui.jobs.records import CANCELLED, COMPLETED, PENDING, RUNNING
 from gputui.ui.job_controls import jobs_on_gpu

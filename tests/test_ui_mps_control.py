@@ -6,9 +6,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from jobs_helpers import T0, machine
+from list_source import ListSource
 from test_mps_control import dirs, fake_bin  # noqa: F401 - fixtures
 from textual.widgets import Button
-from ui_jobs_app import SIZE, JobsTestApp, ListSource, poll, settle
+from ui_jobs_app import SIZE, JobsTestApp, poll, settle
 
 from gputui.core.model import ClusterSnapshot, MpsClient, MpsDaemon
 from gputui.mps import control

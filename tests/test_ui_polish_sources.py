@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from conftest import FIXTURES
-from test_ui_app import ListSource, settle
+from list_source import ListSource
+from test_ui_app import settle
 from test_ui_sample_data import frames, replay
 
 from gputui.core.model import ClusterSnapshot, GpuInstance, GpuSnapshot, MpsDaemon, NodeSnapshot, ProcessInfo

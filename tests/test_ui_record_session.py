@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 from jobs_helpers import T0, machine, sim_service
+from list_source import ListSource
 from textual.widgets import Input
-from ui_jobs_app import SIZE, JobsTestApp, ListSource, poll, settle
+from ui_jobs_app import SIZE, JobsTestApp, poll, settle
 
 from gputui.core.errors import RecordingError
 from gputui.core.model import Event, MpsDaemon

@@ -7,9 +7,10 @@ from dataclasses import replace
 
 from hypothesis import given
 from hypothesis import strategies as st
+from list_source import ListSource
 from rich.console import Console
 from strategies import gpus
-from test_ui_app import SIZE, ListSource, settle
+from test_ui_app import SIZE, settle
 
 from gputui.core.model import ClusterSnapshot, GpuSnapshot, NodeSnapshot
 from gputui.ui import create_app

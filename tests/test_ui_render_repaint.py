@@ -12,11 +12,12 @@ from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
+from list_source import ListSource
 from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Span, Text
-from test_ui_app import SIZE, ListSource, settle
+from test_ui_app import SIZE, settle
 from test_ui_sample_data import T0, cluster
 from textual.geometry import Region
 from textual.strip import Strip

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 from jobs_helpers import T0, machine, sim_service
+from list_source import ListSource
 from textual.widgets import Input, Static
-from ui_jobs_app import SIZE, JobsTestApp, ListSource, poll, settle
+from ui_jobs_app import SIZE, JobsTestApp, poll, settle
 
 from gputui.jobs.form import JobForm
 from gputui.jobs.records import PENDING, RUNNING

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from test_ui_app import SIZE, ListSource, plain, row_text, settle
+from list_source import ListSource
+from test_ui_app import SIZE, plain, row_text, settle
 from test_ui_sample_data import T0, cluster, replay
 from textual import events
 from textual.widgets import Static

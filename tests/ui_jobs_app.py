@@ -38,23 +38,6 @@ class Polled(Message):
         self.tick = tick
 
 
-class ListSource:
-    """Returns the snapshots it is given, one per poll, then the last again; ``replay`` stands in for a replay."""
-
-    description = "test source"
-
-    def __init__(self, snaps: list[ClusterSnapshot]) -> None:
-        self.snaps = snaps
-        self.polls = 0
-
-    def poll(self) -> ClusterSnapshot:
-        self.polls += 1
-        return self.snaps[min(self.polls - 1, len(self.snaps) - 1)]
-
-    def close(self) -> None:
-        pass
-
-
 class GpuStandIn(Static, can_focus=True):
     """Where focus is when the user works on the GPUs (the overview / GPU detail of the dashboard)."""
 
