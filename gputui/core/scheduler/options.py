@@ -133,6 +133,13 @@ def _apply(raw: RawOptions, name: str, value: str | None) -> None:
         raw.environment.update(_exports(value or "", opt))
 
 
+def _value_after(tokens: Sequence[str], i: int, flag: str) -> str:
+    """The word after ``tokens[i]``: the value of ``flag``, given as a word of its own."""
+    if i + 1 >= len(tokens):
+        raise RequestError(f"{flag} needs a value")
+    return tokens[i + 1]
+
+
 def parse_tokens(tokens: Sequence[str], raw: RawOptions | None = None) -> RawOptions:
     """Read option words into ``raw`` (later options override earlier ones, as in Slurm)."""
     raw = raw if raw is not None else RawOptions()
@@ -146,46 +153,33 @@ def parse_tokens(tokens: Sequence[str], raw: RawOptions | None = None) -> RawOpt
             name, eq, value = tok[2:].partition("=")
             if name in _IGNORED_FLAGS:
                 raw.ignored.append(tok)
-                i += 1
-                continue
-            if name in _IGNORED_LONG:
+            elif name in _IGNORED_LONG:
                 if not eq:
-                    if i + 1 >= len(tokens):
-                        raise RequestError(f"--{name} needs a value")
+                    _value_after(tokens, i, f"--{name}")
                     i += 1
                 raw.ignored.append(f"--{name}")
-                i += 1
-                continue
-            takes = _LONG.get(name)
-            if takes is None:
-                raise RequestError(f"unsupported option --{name}")
-            if takes == "yes" and not eq:
-                if i + 1 >= len(tokens):
-                    raise RequestError(f"--{name} needs a value")
-                i += 1
-                value = tokens[i]
-            _apply(raw, name, value if (eq or takes == "yes") else None)
+            else:
+                takes = _LONG.get(name)
+                if takes is None:
+                    raise RequestError(f"unsupported option --{name}")
+                if takes == "yes" and not eq:
+                    value = _value_after(tokens, i, f"--{name}")
+                    i += 1
+                _apply(raw, name, value if (eq or takes == "yes") else None)
         elif tok.startswith("-") and len(tok) > 1 and not re.fullmatch(r"-\d.*", tok):
             letter, attached = tok[1], tok[2:]
             if attached.startswith("="):
                 attached = attached[1:]
-            if letter in _IGNORED_SHORT:
-                if not attached:
-                    if i + 1 >= len(tokens):
-                        raise RequestError(f"-{letter} needs a value")
-                    i += 1
-                raw.ignored.append(f"--{_IGNORED_SHORT[letter]}")
-                i += 1
-                continue
-            long_name = _SHORT.get(letter)
+            long_name = _IGNORED_SHORT.get(letter) or _SHORT.get(letter)
             if long_name is None:
                 raise RequestError(f"unsupported option -{letter}")
             if not attached:
-                if i + 1 >= len(tokens):
-                    raise RequestError(f"-{letter} needs a value")
+                attached = _value_after(tokens, i, f"-{letter}")
                 i += 1
-                attached = tokens[i]
-            _apply(raw, long_name, attached)
+            if letter in _IGNORED_SHORT:
+                raw.ignored.append(f"--{long_name}")
+            else:
+                _apply(raw, long_name, attached)
         else:
             raw.command = list(tokens[i:])  # the first word that is no option starts the command
             break
