@@ -324,13 +324,15 @@ def test_requeue(lab):
 
 def test_priority_moves_through_nice(lab):
     prio = lab.jobs.get(8).record.priority
+    asked = lab.calls("scontrol")  # reading the job's detail asked for its batch script
     assert prio == 4294901752
     with pytest.raises(JobRefused, match="only administrators"):
         lab.jobs.set_priority(8, prio + 5, user=ALICE)
-    assert lab.calls("scontrol") == []
+    assert lab.calls("scontrol") == asked  # refused before Slurm is called
     lab.answer(["scontrol", "update", "JobId=8", "Nice=10"])
     rec = lab.jobs.set_priority(8, prio - 10, user=ALICE)
-    assert lab.calls("scontrol") == [("scontrol", "update", "JobId=8", "Nice=10")] and rec.priority == prio - 10
+    assert lab.calls("scontrol") == [*asked, ("scontrol", "update", "JobId=8", "Nice=10")]
+    assert rec.priority == prio - 10
     with pytest.raises(JobRefused, match="job 2 is running"):
         lab.jobs.set_priority(2, 0)
 

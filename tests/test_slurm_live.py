@@ -165,6 +165,14 @@ def test_adapter_cancels_a_running_and_a_pending_job(adapter: Adapter) -> None:
         adapter.jobs.cancel(999999)
 
 
+def test_adapter_shows_the_command_of_a_job_submitted_with_sbatch_wrap_elsewhere(adapter: Adapter) -> None:
+    job = adapter.lab.sbatch("--gpus=1", wrap="sleep 300 && echo 'done here'")  # not through gputui
+    record = adapter.wait_state(job, RUNNING)
+    assert record.command_text == "sleep 300 && echo 'done here'"  # from the batch script; squeue lists none
+    with pytest.raises(JobNotFound):
+        adapter.jobs.get(999999)
+
+
 # The request sequence for the comparison: each one is submitted after the previous one has started or been told
 # why it waits, as a user would submit them one by one.
 SEQUENCE = (

@@ -29,6 +29,7 @@ from gputui.jobs.keeper import job_event
 from gputui.jobs.records import COMPLETED, PENDING, RUNNING, JobRecord, User, current_user
 from gputui.jobs.views import JobDetail, Preview, TickResult, tail
 from gputui.slurm import calls
+from gputui.slurm.batch_script import batch_script_argv, wrapped_command
 from gputui.slurm.errors import SlurmError
 from gputui.slurm.job_events import transition
 from gputui.slurm.job_records import mps_per_gpu, to_record
@@ -89,6 +90,7 @@ class SlurmJobs:
         self._nice: dict[int, int] = {}
         self._mine: dict[int, Submitted] = {}
         self._listed: set[int] = set()  # jobs squeue has listed at least once
+        self._wrapped: dict[int, str | None] = {}  # job -> the command of its sbatch --wrap script (None: none)
         self._calls: list[Event] = []
         self._seen: SlurmPoll | None = None
         self._first = True
@@ -365,9 +367,26 @@ class SlurmJobs:
         return Explanation(job_id, rec.state, rec.reason, text)
 
     def get(self, job_id: int) -> JobDetail:
-        rec = self._get(job_id)
+        rec = self._with_wrapped_command(self._get(job_id))
         why = self.explain(job_id)
         return JobDetail(rec, why.reason, why.text, tail(rec.stdout_path), tail(rec.stderr_path))
+
+    def _with_wrapped_command(self, rec: JobRecord) -> JobRecord:
+        """``rec`` with the command of its ``sbatch --wrap`` script, when Slurm lists none (a job submitted
+        elsewhere); asked once per job, and left out when Slurm does not give the script (another user's job)."""
+        if rec.command or rec.script is not None or rec.script_path:
+            return rec
+        with self._lock:
+            asked = rec.id in self._wrapped
+            known = self._wrapped.get(rec.id)
+        if not asked:
+            try:
+                known = wrapped_command(self.client.output(batch_script_argv(rec.id)))
+            except SlurmError:
+                known = None
+            with self._lock:
+                self._wrapped[rec.id] = known
+        return rec if known is None else replace(rec, command=(known,))
 
     def close(self) -> None:
         """Nothing to give back: Slurm keeps the jobs. (The source is closed by whoever opened it.)"""
