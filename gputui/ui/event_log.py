@@ -16,8 +16,9 @@ from gputui.core.model import Event
 from gputui.ui.palette import PLAIN, Palette
 
 FEED_LIMIT = 500
-PLACEHOLDER = "Events from the recording (jobs, MPS daemons) appear here as the replay reaches them."
-LIVE_PLACEHOLDER = "Job events (submitted, started, ended, cancelled) appear here as they happen."
+# Both fit one line of an 80-column terminal.
+PLACEHOLDER = "Recorded events (jobs, MPS daemons) appear here as the replay reaches them."
+LIVE_PLACEHOLDER = "Job events (submitted, started, ended, cancelled) show here as they happen."
 
 
 def placeholder(replay: bool) -> str:
