@@ -1,13 +1,14 @@
 """Time to apply one snapshot of 64 GPUs / 300 processes to the dashboard, up to the bytes for the terminal.
 
-    python -m gputui.bench ui_apply [--frames 60] [--size 160x50] [--profile N]
+    python -m gputui.bench ui_apply [--frames 60] [--size 160x50] [--view overview|history] [--profile N]
 
 The app runs headless at a fixed size on the synthetic busy cluster (every GPU changes in every
 frame), with the cursor on a GPU with processes so that the detail pane changes too. For each
 frame it times: ``apply_snapshot`` (diffing rows and marking what changed), the layout pass if
 one was needed, Textual's repaint of the dirty regions (``render_update``), and the encoding of
 that update into escape sequences as the terminal driver would write them. The sum is the
-figure the <= 30 ms target is about. --profile N prints the N costliest functions of those parts.
+figure the <= 30 ms target is about. --view history times the History view instead (its graphs move
+with every frame). --profile N prints the N costliest functions of those parts.
 """
 
 from __future__ import annotations
@@ -45,7 +46,9 @@ class _Timed:
             self.spent += time.perf_counter() - t
 
 
-async def measure(frames: int, size: tuple[int, int], profile: int = 0) -> dict[str, list[float]]:
+async def measure(
+    frames: int, size: tuple[int, int], profile: int = 0, view: str = "overview"
+) -> dict[str, list[float]]:
     """Per-frame milliseconds of each phase, over ``frames`` snapshots after one warm-up frame."""
     import cProfile
     import pstats
@@ -63,6 +66,13 @@ async def measure(frames: int, size: tuple[int, int], profile: int = 0) -> dict[
         await pilot.pause()
         await pilot.press("down", "down")  # a GPU with processes in the detail pane, as a user would have
         await pilot.pause()
+        if view == "history":
+            await pilot.press("3")
+            for _ in range(60):
+                if getattr(app.screen, "VIEW", None) == "history" and app.screen.is_mounted:
+                    break
+                await pilot.pause(0.02)
+            await pilot.pause()
         gc.collect()
         gc.freeze()  # what the app does after its first frame on a terminal (not headless, as here)
         screen = app.screen
@@ -106,10 +116,12 @@ def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(prog="python -m gputui.bench ui_apply")
     ap.add_argument("--frames", type=int, default=60)
     ap.add_argument("--size", default="160x50", help="terminal size WxH (default 160x50)")
+    ap.add_argument("--view", choices=("overview", "history"), default="overview", help="the view in front")
     ap.add_argument("--profile", type=int, default=0, metavar="N", help="print the N costliest functions")
     args = ap.parse_args(argv)
-    phases = asyncio.run(measure(args.frames, _size(args.size), args.profile))
-    print(f"64 GPUs / 300 processes, every GPU changing, {args.frames} frames at {args.size}, detail pane on GPU 2")
+    phases = asyncio.run(measure(args.frames, _size(args.size), args.profile, args.view))
+    where = "detail pane on GPU 2" if args.view == "overview" else "History view, GPU 2 selected"
+    print(f"64 GPUs / 300 processes, every GPU changing, {args.frames} frames at {args.size}, {where}")
     for name, label in (
         ("apply", "apply_snapshot (diff, mark dirty rows)"),
         ("layout", "layout pass"),
