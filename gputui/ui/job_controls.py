@@ -149,8 +149,9 @@ class JobControls:
         self.show_jobs()
         self.request_poll()
 
-    def close_jobs(self, timeout: float = 10.0) -> None:
-        """After the app has run: wait for a service still opening, then close the service."""
+    def close_jobs(self, timeout: float = 3.0) -> None:
+        """After the app has run: wait for a service still opening, then close the service. (One that takes longer,
+        held up by a locked store, ends with the process; the next gputui takes over its lease as a dead one's.)"""
         if self._jobs_opening is not None:
             self._jobs_opening.join(timeout)
         service = self.jobs_service or self._jobs_opened
