@@ -10,6 +10,7 @@ from collections import deque
 from datetime import UTC, datetime
 
 from rich.text import Text
+from textual import events
 from textual.widgets import RichLog
 
 from gputui.core.model import Event
@@ -69,6 +70,16 @@ class EventLog(RichLog):
         self.shown: list[Event] = []
         self._seen = 0
         self._placeholder = False
+        self._height = 0
+
+    def on_resize(self, event: events.Resize) -> None:
+        super().on_resize(event)
+        # A view's log can get shorter after lines were written (the narrow layout applies on the first resize):
+        # the newest line stays in sight if it was.
+        shrunk = self._height - event.size.height
+        self._height = event.size.height
+        if shrunk > 0 and self.auto_scroll and self.max_scroll_y - self.scroll_y <= shrunk:
+            self.scroll_end(animate=False, immediate=True, x_axis=False)
 
     def set_palette(self, palette: Palette) -> None:
         self.palette = palette
