@@ -140,3 +140,17 @@ def test_core_scheduler_imports_no_ui_or_driver():
             "print(bad)")  # fmt: skip
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_a_job_behind_the_first_waiting_one_waits_for_priority():
+    """As Slurm 22.05 says (checked on the test cluster): the first job that cannot start waits for Resources,
+    the ones behind it that cannot start either wait for Priority, with what they need all the same."""
+    q = Scheduler(cluster(("node01", 2, GpuSpec())))
+    running = sub(q, "--gpus=2 -t 60")
+    first = sub(q, "--gpus=2 -t 60")
+    behind = sub(q, "--gpus=1 -t 60")
+    q.schedule(0)
+    assert (explain(q, first.id, 0).reason, explain(q, behind.id, 0).reason) == ("Resources", "Priority")
+    text = explain(q, behind.id, 0).text
+    assert text.startswith("needs 1 GPU(s); the cluster has 0 free")
+    assert f"held by job {running.id}" in text and f"waits behind higher-priority job {first.id}" in text

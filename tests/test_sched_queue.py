@@ -31,7 +31,8 @@ def test_priority_then_submit_order():
     b = sub(q, "--gpus=1 -t 10 --priority=5")
     c = sub(q, "--gpus=1 -t 10 --priority=5 --nice=1")
     assert started(q.schedule(0)) == [b.id]
-    assert (a.reason, c.reason) == ("Resources", "Resources")
+    # c is first in line and waits for resources; a, behind it, waits for Priority (as Slurm 22.05 says)
+    assert (c.reason, a.reason) == ("Resources", "Priority")
     q.finish(b.id, 60)
     assert started(q.schedule(60)) == [c.id]
     q.finish(c.id, 70)

@@ -215,10 +215,11 @@ def test_prediction_of_a_waiting_request(lab):
     lab.answer(["sbatch", "--parsable", "--chdir=/w", "--job-name=sleep", "--gres=gpu:1g.10gb:1", "--wrap=sleep 1"],
                SBATCH_OK)  # fmt: skip
     lab.jobs.submit("--gres=gpu:1g.10gb:1", ["sleep", "1"], cwd="/w")
-    lab.tick(lambda jobs: jobs.update({42: {**new_job(42, "gres:gpu:1g.10gb:1"), "state_reason": "Resources"}}))
+    # Behind job 8, which waits for resources, Slurm says Priority (as the lab's Slurm 22.05 does), and so does gputui.
+    lab.tick(lambda jobs: jobs.update({42: {**new_job(42, "gres:gpu:1g.10gb:1"), "state_reason": "Priority"}}))
     text = lab.jobs.get(42).explanation
     assert text.startswith(
-        "Slurm: Resources (waiting for resources); gputui predicted at submit: would wait (Resources)"
+        "Slurm: Priority (jobs of higher priority are ahead of it); gputui predicted at submit: would wait (Priority)"
     )
 
 
@@ -350,7 +351,8 @@ def test_priority_moves_through_nice(lab):
         ),  # GPU 0 is full
         (
             "--gres=gpu:1g.10gb:1",
-            "would wait (Resources): needs 1 x 1g.10gb; node01 has 0 free 1g.10gb; 1 job(s) ahead",
+            "would wait (Priority): needs 1 x 1g.10gb; node01 has 0 free 1g.10gb; waits behind higher-priority job 8;"
+            " 1 job(s) ahead",
         ),
     ],
 )

@@ -165,6 +165,20 @@ def test_adapter_cancels_a_running_and_a_pending_job(adapter: Adapter) -> None:
         adapter.jobs.cancel(999999)
 
 
+def test_a_job_behind_a_waiting_one_waits_for_priority_in_slurm_and_in_the_prediction(adapter: Adapter) -> None:
+    running = adapter.submit("-N2 --gres=gpu:a100:4")  # every A100 of node01 and node02
+    adapter.wait_state(running, RUNNING)
+    first = adapter.submit("-N2 --gres=gpu:a100:4")
+    assert adapter.wait_decided(first) == "PENDING"
+    adapter.refresh()
+    predicted = adapter.jobs.preview("--gres=gpu:a100:1")
+    assert predicted.reason == "Priority" and not predicted.starts_now
+    behind = adapter.submit("--gres=gpu:a100:1")
+    assert adapter.wait_decided(behind) == "PENDING"
+    reasons = (adapter.lab.job_field(first, "Reason"), adapter.lab.job_field(behind, "Reason"))
+    assert reasons == ("Resources", "Priority")
+
+
 def test_adapter_shows_the_command_of_a_job_submitted_with_sbatch_wrap_elsewhere(adapter: Adapter) -> None:
     job = adapter.lab.sbatch("--gpus=1", wrap="sleep 300 && echo 'done here'")  # not through gputui
     record = adapter.wait_state(job, RUNNING)

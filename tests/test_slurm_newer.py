@@ -93,4 +93,4 @@ def test_newer_job_shapes(tmp_path):
     # the what-if: node02/03 are drained, node01 has 2 free of 4
     ahead = "; 1 job(s) ahead of it in Slurm's queue"  # job 502
     assert jobs.preview("--gres=gpu:h100:2").text == f"would start now on node01:2,3{ahead}"
-    assert jobs.preview("--gres=gpu:h100:3").text.startswith("would wait (Resources)")
+    assert jobs.preview("--gres=gpu:h100:3").text.startswith("would wait (Priority)")  # behind job 502

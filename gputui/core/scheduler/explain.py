@@ -128,16 +128,12 @@ def explain(scheduler, job_id: int, now: float) -> Explanation:  # type: ignore[
             waits.append(f"{kind}:{dep} (job {dep} is {d.state.lower()})")
         verb = "can never start" if job.reason == "DependencyNeverSatisfied" else "waits for"
         return Explanation(job_id, job.state, job.reason, f"{verb} " + ", ".join(waits))
-    if job.reason == "Priority":
-        head = scheduler.jobs.get(job.blocked_by) if job.blocked_by is not None else scheduler.head
+    if job.reason == "Priority" and job.blocked_by is not None:
+        head = scheduler.jobs.get(job.blocked_by)
         if head is not None and head.reservation is not None:
             at = format_duration(int(head.reservation[0] - now))
             text = f"{need}; it would fit now but would delay job {head.id}, which is reserved to start in {at}"
-        elif head is not None:
-            text = f"{need}; waits behind higher-priority job {head.id}"
-        else:
-            text = f"{need}; waits behind higher-priority jobs"
-        return Explanation(job_id, job.state, "Priority", text, res_time)
+            return Explanation(job_id, job.state, "Priority", text, res_time)
     if job.reason == "ReqNodeNotAvail":
         down = [n.name for n in job.ask.required if all(g.lost for g in n.gpus)]
         return Explanation(job_id, job.state, job.reason, f"{need}; required node(s) not available: {', '.join(down)}")
@@ -147,6 +143,13 @@ def explain(scheduler, job_id: int, now: float) -> Explanation:  # type: ignore[
     if req.exclusive and req.kind == "count":
         detail = _nodes_detail(state, job)
     text = f"{need}; {detail}"
+    if job.reason == "Priority":  # behind the first waiting job, as in Slurm's queue
+        head = scheduler.head
+        text += (
+            f"; waits behind higher-priority job {head.id}"
+            if head is not None
+            else "; waits behind higher-priority jobs"
+        )
     if res_time is not None:
         text += f"; expected to start in {format_duration(int(res_time - now))} at the latest"
     reason = job.reason if job.reason != "None" else "Resources"

@@ -130,6 +130,14 @@ class Scheduler:
                 return "ReqNodeNotAvail"
         return "Resources"
 
+    def _wait_behind(self, job: Job) -> None:
+        """A job after the first waiting one, which does not fit now: Priority, as Slurm says while a
+        higher-priority job waits in the queue (its main pass stops at that job), unless a node it requires is
+        gone."""
+        reason = self._fail_reason(job)
+        job.reason = "Priority" if reason == "Resources" else reason
+        job.blocked_by = None
+
     def _stamp(self, job: Job) -> int:
         """Releases that could matter to ``job``: on its own nodes when it may use no others, else anywhere."""
         req = job.request
@@ -181,7 +189,7 @@ class Scheduler:
             if tried > self.config.backfill_depth:
                 break  # Slurm's bf_max_job_test: the rest keep the reason of their last look
             if shape in failed_shapes:
-                job.reason = "Resources"
+                self._wait_behind(job)
                 continue
             b = job.blocked_on
             if b is not None and b[1] is head.reservation and b[0] == self._stamp(job):
@@ -189,8 +197,7 @@ class Scheduler:
             alloc = self._find(job)
             if alloc is None:
                 failed_shapes.add(shape)
-                if job.reason in ("None", "Priority", "Dependency"):
-                    job.reason = self._fail_reason(job)
+                self._wait_behind(job)
                 continue
             ok = self._backfill_ok(job, alloc, head, now)
             if not ok and head.reservation is not None:
