@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping
-from typing import cast
+from operator import attrgetter
+from typing import Any, cast
 
 from rich.text import Text
 from textual import events
@@ -141,19 +142,42 @@ def _maker(key: str, bars: dict[str, int], p: Palette) -> CellMaker:
             hit = get(k)
             return keep(k, _holder_cell(text, kind, p, job)) if hit is None else hit
 
-    elif key == "util":
-        lost_util, util_w = cells.lost(p), bars["util"]
-
-        def make(n: str, g: GpuSnapshot, job: str | None) -> Text:
-            if g.lost:
-                return lost_util
-            u = g.utilization_gpu
-            hit = get(u)
-            return keep(u, cells.percent_gauge(u, util_w, p)) if hit is None else hit
-
     else:
         return _value_maker(key, bars, p, get, keep)
     return make
+
+
+def _keyed(
+    get: Callable[[Hashable], Text | None],
+    keep: Callable[[Hashable, Text], Text],
+    lost: Text,
+    key_of: Callable[[GpuSnapshot], Hashable],
+    render: Callable[[Any, GpuSnapshot], Text],
+) -> CellMaker:
+    """A maker showing ``lost`` for a lost GPU, else the cell kept for ``key_of(gpu)``, made by ``render(key, gpu)``
+    the first time (the key holds everything the cell shows)."""
+
+    def make(n: str, g: GpuSnapshot, job: str | None) -> Text:
+        if g.lost:
+            return lost
+        k = key_of(g)
+        hit = get(k)
+        return keep(k, render(k, g)) if hit is None else hit
+
+    return make
+
+
+def _mem_key(bar_w: int) -> Callable[[GpuSnapshot], Hashable]:
+    def key(g: GpuSnapshot) -> Hashable:
+        used, total = g.memory_used_mib, g.memory_total_mib
+        # Only GiB to one decimal and the bar in eighths show: equal ones share a cell.
+        return cells.memory_label(used, total), round(used / total * bar_w * 8) if used is not None and total else None
+
+    return key
+
+
+def _power_key(g: GpuSnapshot) -> Hashable:
+    return None if g.power_draw_w is None else float(round(g.power_draw_w)), g.power_limit_w
 
 
 def _value_maker(
@@ -163,62 +187,33 @@ def _value_maker(
     get: Callable[[Hashable], Text | None],
     keep: Callable[[Hashable, Text], Text],
 ) -> CellMaker:
-    """Makers of the columns that show a dash for a lost GPU."""
+    """Makers of the value columns: a red mark (utilization) or a dash for a lost GPU, else the kept cell."""
+    if key == "util":
+        util_w = bars["util"]
+        return _keyed(
+            get, keep, cells.lost(p), attrgetter("utilization_gpu"), lambda u, g: cells.percent_gauge(u, util_w, p)
+        )
     lost = cells.na(p, "—")
     if key == "mem":
         mem_w = bars["mem"]
+        return _keyed(
+            get,
+            keep,
+            lost,
+            _mem_key(mem_w),
+            lambda k, g: cells.memory_gauge(g.memory_used_mib, g.memory_total_mib, mem_w, p),
+        )
+    if key == "temp":
+        return _keyed(get, keep, lost, attrgetter("temperature_c"), lambda t, g: cells.temperature(t, p))
+    if key == "power":
+        return _keyed(get, keep, lost, _power_key, lambda k, g: cells.power(k[0], k[1], p))
+    if key == "mode":
+        return _keyed(get, keep, lost, attrgetter("compute_mode"), lambda mode, g: cells.compute_mode(mode, p))
+    if key == "badges":
+        return _keyed(get, keep, lost, cells.badge_key, lambda k, g: cells.badges(g, p))
 
-        def make(n: str, g: GpuSnapshot, job: str | None) -> Text:
-            if g.lost:
-                return lost
-            used, total = g.memory_used_mib, g.memory_total_mib
-            # Only GiB to one decimal and the bar in eighths show: equal ones share a cell.
-            fill = round(used / total * mem_w * 8) if used is not None and total else None
-            k = (cells.memory_label(used, total), fill)
-            hit = get(k)
-            return keep(k, cells.memory_gauge(used, total, mem_w, p)) if hit is None else hit
-
-    elif key == "temp":
-
-        def make(n: str, g: GpuSnapshot, job: str | None) -> Text:
-            if g.lost:
-                return lost
-            t = g.temperature_c
-            hit = get(t)
-            return keep(t, cells.temperature(t, p)) if hit is None else hit
-
-    elif key == "power":
-
-        def make(n: str, g: GpuSnapshot, job: str | None) -> Text:
-            if g.lost:
-                return lost
-            draw = None if g.power_draw_w is None else float(round(g.power_draw_w))
-            k = (draw, g.power_limit_w)
-            hit = get(k)
-            return keep(k, cells.power(draw, g.power_limit_w, p)) if hit is None else hit
-
-    elif key == "mode":
-
-        def make(n: str, g: GpuSnapshot, job: str | None) -> Text:
-            if g.lost:
-                return lost
-            mode = g.compute_mode
-            hit = get(mode)
-            return keep(mode, cells.compute_mode(mode, p)) if hit is None else hit
-
-    elif key == "badges":
-
-        def make(n: str, g: GpuSnapshot, job: str | None) -> Text:
-            if g.lost:
-                return lost
-            k = cells.badge_key(g)
-            hit = get(k)
-            return keep(k, cells.badges(g, p)) if hit is None else hit
-
-    else:
-
-        def make(n: str, g: GpuSnapshot, job: str | None) -> Text:
-            return lost if g.lost else Text()
+    def make(n: str, g: GpuSnapshot, job: str | None) -> Text:
+        return lost if g.lost else Text()
 
     return make
 
