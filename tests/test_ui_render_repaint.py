@@ -8,6 +8,8 @@ itself would draw.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from hypothesis import given
@@ -20,15 +22,25 @@ from rich.text import Span, Text
 from test_ui_app import SIZE, settle
 from test_ui_sample_data import T0, cluster
 from textual.geometry import Region
+from textual.pilot import Pilot
 from textual.strip import Strip
 from textual.widget import Widget
 
 from gputui.bench._ui_cluster import CyclingSource, busy_frames
-from gputui.ui import create_app
+from gputui.ui import GputuiApp, create_app
 from gputui.ui.cell_segments import _slow, cell_segments
 from gputui.ui.detail import DetailPane, GpuHeader, render_header
 from gputui.ui.lean_strip import LeanStrip
 from gputui.ui.overview import OverviewTable
+
+
+@asynccontextmanager
+async def sample_dashboard() -> AsyncIterator[tuple[GputuiApp, Pilot[None]]]:
+    """The dashboard on the sample cluster, settled after its first poll."""
+    app = create_app(ListSource([cluster(T0)]), poll_interval=3600)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        yield app, pilot
 
 
 def _spy_refresh(widget: Widget) -> list[tuple[Region, ...]]:
@@ -49,9 +61,7 @@ def _segments(strips: list[Strip]) -> list[list[Segment]]:
 
 
 async def test_only_the_rows_whose_values_changed_are_marked_dirty() -> None:
-    app = create_app(ListSource([cluster(T0)]), poll_interval=3600)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with sample_dashboard() as (app, pilot):
         table = app.query_one(OverviewTable)
         calls = _spy_refresh(table)
         width = table.size.width
@@ -67,9 +77,7 @@ async def test_only_the_rows_whose_values_changed_are_marked_dirty() -> None:
 
 
 async def test_neighbouring_changed_rows_are_one_region() -> None:
-    app = create_app(ListSource([cluster(T0)]), poll_interval=3600)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with sample_dashboard() as (app, pilot):
         table = app.query_one(OverviewTable)
         calls = _spy_refresh(table)
         table._refresh_rows([4, 1, 2, 0])
@@ -77,9 +85,7 @@ async def test_neighbouring_changed_rows_are_one_region() -> None:
 
 
 async def test_the_detail_header_redraws_only_the_line_that_changed() -> None:
-    app = create_app(ListSource([cluster(T0)]), poll_interval=3600)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with sample_dashboard() as (app, pilot):
         header = app.query_one(GpuHeader)
         node, gpu = app.selected_gpu()
         assert node is not None and gpu is not None and app.selected_key == "node-a/0"
@@ -101,9 +107,7 @@ async def test_the_detail_header_redraws_only_the_line_that_changed() -> None:
 
 
 async def test_kept_lines_are_what_textual_draws_after_a_theme_change_and_a_resize() -> None:
-    app = create_app(ListSource([cluster(T0)]), poll_interval=3600)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with sample_dashboard() as (app, pilot):
         pane = app.screen.query_one(DetailPane)
         widgets: list[Widget] = [app.screen, pane, *pane.query("#detail-info, #processes-box")]
 
