@@ -176,20 +176,14 @@ class GpuHeader(TextPanel):
             self.show_text(Text("No GPU selected", style=self.palette.muted))
             return
         width, p = self.size.width or 100, self.palette
-        groups = header_groups(*self._shown)
-        laid = self._laid[: len(groups)]
+        before, laid = self._laid, []
         lines: list[Text] = []
-        for i, (key, make) in enumerate(groups):
-            if i < len(laid) and laid[i][0] == key and laid[i][1] == width and laid[i][2] is p:
-                lines.extend(laid[i][3])
-                continue
-            group_lines = flow_lines(make(p), width)
-            entry = (key, width, p, group_lines)
-            if i < len(laid):
-                laid[i] = entry
-            else:
-                laid.append(entry)
-            lines.extend(group_lines)
+        for i, (key, make) in enumerate(header_groups(*self._shown)):
+            entry = before[i] if i < len(before) else None
+            if entry is None or entry[0] != key or entry[1] != width or entry[2] is not p:
+                entry = (key, width, p, flow_lines(make(p), width))
+            laid.append(entry)
+            lines.extend(entry[3])
         self._laid = laid
         self.show_lines(lines)
 
