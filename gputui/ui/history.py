@@ -1,7 +1,7 @@
 """Recent samples of every GPU (utilization, memory, power, temperature), kept by the app for the history view.
 
 A bounded ring per GPU is fed by each applied snapshot. In a replay the app refills it from the
-recording after a jump or a seek (see ``samples_from``), and cuts it back when the replay steps
+recording after a jump or a seek (``Polling.refill_history``), and cuts it back when the replay steps
 backwards, so that the graphs always show the minutes before the frame on screen.
 """
 
@@ -42,13 +42,6 @@ def sample(t: float, gpu: GpuSnapshot) -> Sample:
     util = None if gpu.utilization_gpu is None else float(gpu.utilization_gpu)
     temp = None if gpu.temperature_c is None else float(gpu.temperature_c)
     return Sample(t, util, mem, gpu.power_draw_w, gpu.power_limit_w, temp)
-
-
-def samples_from(snap: ClusterSnapshot) -> dict[str, Sample]:
-    """A sample of every GPU of ``snap``, by row key 'node/index'."""
-    from gputui.ui.overview import gpu_rows  # the one place row keys are made
-
-    return {key: sample(snap.timestamp, g) for key, _, g in gpu_rows(snap)}
 
 
 class History:
