@@ -14,6 +14,7 @@ import time
 
 import pytest
 
+from gputui.bench.ui_cpu import cpu_seconds, thread_counts
 from gputui.ui.quiet_driver import QuietLinuxDriver, quiet_driver
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the quiet driver replaces Textual's Linux driver")
@@ -38,11 +39,7 @@ Keys(driver_class=QuietLinuxDriver).run()
 
 def _wakes(pid: int) -> int:
     """Voluntary context switches of all threads of ``pid``: each is the thread going to sleep and waking."""
-    total = 0
-    for tid in os.listdir(f"/proc/{pid}/task"):
-        with open(f"/proc/{pid}/task/{tid}/status") as f:
-            total += next(int(line.split()[1]) for line in f if line.startswith("voluntary_ctxt_switches"))
-    return total
+    return sum(sleeps for _, sleeps in thread_counts(pid).values())
 
 
 def _read_until(fd: int, marker: bytes, seen: bytearray, timeout: float = 10.0) -> None:
@@ -104,12 +101,6 @@ def test_only_the_linux_driver_is_replaced() -> None:
     assert quiet_driver(HeadlessDriver) is HeadlessDriver
 
 
-def _cpu_seconds(pid: int) -> float:
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
-
-
 def test_input_at_its_end_is_let_go_not_read_in_a_busy_loop() -> None:
     """With stdin at its end (/dev/null, a closed pipe), the input thread stops reading instead of spinning."""
     master, out_r, child = _start(keys_from_terminal=False)
@@ -117,9 +108,9 @@ def test_input_at_its_end_is_let_go_not_read_in_a_busy_loop() -> None:
     try:
         _read_until(out_r, b"ready", seen)
         time.sleep(0.3)
-        before = _cpu_seconds(child.pid)
+        before = cpu_seconds(child.pid)
         time.sleep(1.0)
-        busy = _cpu_seconds(child.pid) - before
+        busy = cpu_seconds(child.pid) - before
         assert child.poll() is None  # still running: the end of input is not an error
     finally:
         child.kill()

@@ -40,14 +40,14 @@ def _size(text: str) -> tuple[int, int]:
     return int(w), int(h)
 
 
-def _cpu_seconds(pid: int) -> float:
+def cpu_seconds(pid: int) -> float:
     """User + system CPU time of ``pid`` from /proc/PID/stat (fields 14 and 15, after the command name)."""
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def _threads(pid: int) -> dict[int, tuple[float, int]]:
+def thread_counts(pid: int) -> dict[int, tuple[float, int]]:
     """Each thread's CPU seconds (the scheduler's exact count) and voluntary context switches (sleeps)."""
     out: dict[int, tuple[float, int]] = {}
     for tid in os.listdir(f"/proc/{pid}/task"):
@@ -137,16 +137,16 @@ def run_pty(args: argparse.Namespace) -> int:
             print(f"the app exited early (code {child.returncode}):\n{output.decode(errors='replace')}")
             return 1
         shares = []
-        threads0 = _threads(child.pid)
-        cpu0, wall0, bytes0 = _cpu_seconds(child.pid), time.monotonic(), written[0]
+        threads0 = thread_counts(child.pid)
+        cpu0, wall0, bytes0 = cpu_seconds(child.pid), time.monotonic(), written[0]
         start_cpu, start_wall = cpu0, wall0
         for _ in range(args.windows):
             time.sleep(args.seconds)
-            cpu1, wall1 = _cpu_seconds(child.pid), time.monotonic()
+            cpu1, wall1 = cpu_seconds(child.pid), time.monotonic()
             shares.append((cpu1 - cpu0) / (wall1 - wall0) * 100)
             cpu0, wall0 = cpu1, wall1
         bytes1 = written[0]
-        threads1 = _threads(child.pid)
+        threads1 = thread_counts(child.pid)
         os.write(master, b"q")
         child.wait(timeout=10)
     finally:
