@@ -33,20 +33,9 @@ def lost(p: Palette) -> Text:
     return Text(LOST_MARK, style=p.lost)
 
 
-def bar(fraction: float, width: int, p: Palette, style_percent: float | None = None) -> Text:
-    """A horizontal bar of ``width`` cells in eighths; coloured by ``style_percent`` (default: the fill)."""
-    fraction = min(max(fraction, 0.0), 1.0)
-    eighths = round(fraction * width * 8)
-    full, part = divmod(eighths, 8)
-    filled = "█" * full + (_PARTIAL[part] if part and full < width else "")
-    level = p.level(fraction * 100 if style_percent is None else style_percent)
-    t = Text(filled, style=level)
-    t.append("░" * (width - len(filled)), style=p.gauge_empty)
-    return t
-
-
 def _gauge(fraction: float, width: int, tail: str, p: Palette) -> Text:
-    """``bar`` with ``tail`` appended in the text colour, made in one go: a refreshing table makes many."""
+    """A horizontal bar of ``width`` cells in eighths, coloured by its fill, then ``tail`` in the text colour; made
+    as one Text in one go, as a refreshing table makes many."""
     fraction = min(max(fraction, 0.0), 1.0)
     full, part = divmod(round(fraction * width * 8), 8)
     filled = "█" * full + (_PARTIAL[part] if part and full < width else "")
