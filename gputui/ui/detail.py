@@ -40,11 +40,6 @@ def flow_lines(parts: list[Text], width: int, gap: int = 2) -> list[Text]:
     return lines
 
 
-def flow(parts: list[Text], width: int, gap: int = 2) -> Text:
-    """``flow_lines`` as one Text."""
-    return Text("\n").join(flow_lines(parts, width, gap))
-
-
 def _known(value: object, p: Palette, fmt: str = "{}") -> Text:
     return cells.na(p) if value is None else Text(fmt.format(value), style=p.text)
 
