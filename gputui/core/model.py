@@ -118,6 +118,22 @@ class GpuSnapshot:
 
 
 @dataclass(frozen=True, slots=True)
+class NodeResources:
+    """A node's CPUs and host memory: what it has, and what a workload manager has handed out.
+
+    ``cpus_alloc`` / ``memory_alloc_mib`` are allocations (Slurm's CPUAlloc / AllocMem), not load: None where no
+    workload manager says. ``memory_used_mib`` is what the operating system counts as in use (MemTotal minus
+    MemAvailable), for display only.
+    """
+
+    cpus: int | None = None
+    memory_mib: int | None = None
+    cpus_alloc: int | None = None
+    memory_alloc_mib: int | None = None
+    memory_used_mib: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class NodeSnapshot:
     """One machine and its GPUs."""
 
@@ -127,6 +143,8 @@ class NodeSnapshot:
     cuda_version: str | None = None
     state: str | None = None  # the workload manager's node state ("MIXED", "IDLE+DRAIN"); None: no manager
     shares: tuple[tuple[str, int, int | None], ...] = ()  # shared GRES such as MPS or shards: (name, total, used)
+    resources: NodeResources | None = None  # CPUs and host memory; None: not known (older recordings)
+    features: tuple[str, ...] = ()  # the workload manager's node features (Slurm's ActiveFeatures), as given
 
 
 @dataclass(frozen=True, slots=True)
