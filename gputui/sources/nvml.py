@@ -3,7 +3,7 @@
 Every NVML call goes through :class:`~gputui.sources.nvml_calls.NvmlCalls`: what a GPU cannot answer is
 N/A, and a GPU that NVML reports lost is marked ``lost`` (keeping its identity) while the other GPUs keep
 updating; it is asked again on the next poll and comes back when it answers. MPS daemons are found in
-/proc, user and command of each process too.
+/proc, user and command of each process too, and the node's CPUs and host memory (see host_resources.py).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from gputui.core.errors import NvmlUnavailable
 from gputui.core.model import ClusterSnapshot, GpuSnapshot, NodeSnapshot
 from gputui.mps.attach import mps_for_gpu
 from gputui.mps.detect import MpsScan, MpsScanner
+from gputui.sources.host_resources import HostResources, usable_cpus
 from gputui.sources.nvml_calls import GpuLost, NvmlCalls, text
 from gputui.sources.nvml_mig import MigReader
 from gputui.sources.nvml_procs import read_processes
@@ -67,6 +68,7 @@ class NvmlSource:
         users: Callable[[int], str | None] = user_name,
         clock: Callable[[], float] = time.time,
         mig_refresh_every: int = 10,
+        cpus: Callable[[], int | None] = usable_cpus,
     ) -> None:
         self.nvml: Any = nvml if nvml is not None else load_nvml()
         self._init()
@@ -77,6 +79,7 @@ class NvmlSource:
         self.mig_refresh_every = mig_refresh_every
         self.proc = ProcInfo(proc_root, users)
         self.mps = MpsScanner(proc_root, users=users)
+        self.host = HostResources(proc_root, cpus)
         self._gpus: dict[int, _Gpu] = {}
         self._driver_down = False
         try:
@@ -117,7 +120,9 @@ class NvmlSource:
                 scan = None
             gpus = [self._gpu(i, scan) for i in range(count)]
             self.proc.keep_only(p.pid for g in gpus for p in g.processes)
-        node = NodeSnapshot(self.node_name, tuple(gpus), self.driver_version, self.cuda_version)
+        node = NodeSnapshot(
+            self.node_name, tuple(gpus), self.driver_version, self.cuda_version, resources=self.host.read()
+        )
         return ClusterSnapshot(t, (node,), self.description)
 
     def _reinit(self) -> None:
