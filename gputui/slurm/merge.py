@@ -24,7 +24,8 @@ def local_node(nodes: Sequence[SlurmNode], host: str) -> SlurmNode | None:
 
 
 def merge_node(slurm: NodeSnapshot, live: NodeSnapshot) -> NodeSnapshot:
-    """Slurm's node with NVML's GPU readings, matched by index.
+    """Slurm's node with NVML's GPU readings, matched by index, and the machine's memory in use beside Slurm's
+    CPUs and memory (Slurm's sizes win: they are what it schedules against).
 
     A MIG-typed GRES keeps Slurm's entry: its index counts MIG devices, not the physical GPUs NVML numbers.
     GPUs NVML sees but Slurm does not manage are left out, as no job can get them through Slurm.
@@ -34,7 +35,12 @@ def merge_node(slurm: NodeSnapshot, live: NodeSnapshot) -> NodeSnapshot:
     for g in slurm.gpus:
         lg = by_index.get(g.index)
         gpus.append(g if lg is None or g.mig_mode_current else lg)
-    return replace(slurm, gpus=tuple(gpus), driver_version=live.driver_version, cuda_version=live.cuda_version)
+    res = slurm.resources
+    if live.resources is not None:
+        res = live.resources if res is None else replace(res, memory_used_mib=live.resources.memory_used_mib)
+    return replace(
+        slurm, gpus=tuple(gpus), driver_version=live.driver_version, cuda_version=live.cuda_version, resources=res
+    )
 
 
 def merge(snapshot: ClusterSnapshot, node_name: str, live: ClusterSnapshot) -> ClusterSnapshot:

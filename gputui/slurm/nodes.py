@@ -1,9 +1,10 @@
-"""A Slurm node as gputui needs it (name, host, state, GRES configured and used), from JSON or scontrol text."""
+"""A Slurm node as gputui needs it (name, host, state, GRES configured and used, CPUs, memory, features), from
+JSON or scontrol text."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from gputui.slurm import json_values as jv
@@ -31,6 +32,11 @@ class SlurmNode:
     address: str | None = None
     reason: str | None = None
     partitions: tuple[str, ...] = ()
+    cpus: int | None = None  # CPUTot / cpus
+    cpus_alloc: int | None = None  # CPUAlloc / alloc_cpus
+    memory_mib: int | None = None  # RealMemory / real_memory (Slurm's MB are MiB)
+    memory_alloc_mib: int | None = None  # AllocMem / alloc_memory
+    features: tuple[str, ...] = ()  # ActiveFeatures, in Slurm's order
 
     @property
     def available(self) -> bool:
@@ -40,6 +46,16 @@ class SlurmNode:
 
 def _state(words: Iterable[str]) -> str:
     return "+".join(dict.fromkeys(w for w in words if w)) or "UNKNOWN"
+
+
+def features(v: Any) -> tuple[str, ...]:
+    """A feature list as Slurm gives it: ``"a100,ib"`` (text and 22.05 JSON) or ``["a100", "ib"]`` (later JSON)."""
+    joined = jv.text(v)
+    return tuple(f.strip() for f in joined.split(",") if f.strip()) if joined else ()
+
+
+def _json_features(d: Mapping[str, Any]) -> tuple[str, ...]:
+    return features(d["active_features"] if "active_features" in d else d.get("features"))
 
 
 def node_from_json(d: Mapping[str, Any]) -> SlurmNode:
@@ -58,20 +74,34 @@ def node_from_json(d: Mapping[str, Any]) -> SlurmNode:
         gres_used=None if used is None else parse_gres(jv.text(used)),
         hostname=jv.text(d.get("hostname")), address=jv.text(d.get("address")), reason=jv.text(reason),
         partitions=tuple(str(p) for p in parts) if isinstance(parts, list) else (),
+        cpus=jv.number(d.get("cpus")), cpus_alloc=jv.number(d.get("alloc_cpus")),
+        memory_mib=jv.number(d.get("real_memory")), memory_alloc_mib=jv.number(d.get("alloc_memory")),
+        features=_json_features(d),
     )  # fmt: skip
+
+
+def _per_node(v: Any) -> int | None:
+    """A group's per-node figure (``{"minimum": n, "maximum": n}``) when every node of it has the same."""
+    o = _obj(v)
+    low, high = jv.number(o.get("minimum")), jv.number(o.get("maximum"))
+    return high if low == high else None
 
 
 def nodes_from_sinfo_entries(entries: list[Any]) -> list[SlurmNode]:
     """The ``sinfo`` list of later releases: entries grouping nodes of one partition and like state.
 
     Each entry names its nodes (``nodes.nodes``); its GRES ``total`` holds for each of them, its ``used`` only
-    when it names a single node (grouped nodes' usage cannot be told apart). Nodes in several partitions repeat.
+    when it names a single node (grouped nodes' usage cannot be told apart); likewise CPUs and memory: the
+    per-node size where the group's minimum and maximum agree, the allocation for a group of one. Nodes in
+    several partitions repeat.
     """
     out: dict[str, SlurmNode] = {}
     for e in entries:
         if not isinstance(e, Mapping):
             continue
-        group, node, gres, part = (_obj(e.get(k)) for k in ("nodes", "node", "gres", "partition"))
+        group, node, gres, part, cpus, mem, feats = (
+            _obj(e.get(k)) for k in ("nodes", "node", "gres", "partition", "cpus", "memory", "features")
+        )
         names = [str(n) for n in group.get("nodes") or []]
         hosts = list(group.get("hostnames") or [])
         addrs = list(group.get("addresses") or [])
@@ -85,13 +115,17 @@ def nodes_from_sinfo_entries(entries: list[Any]) -> list[SlurmNode]:
                 if pname and pname not in prev.partitions:
                     out[name] = _with_partition(prev, pname)
                 continue
-            used = jv.text(gres.get("used")) if len(names) == 1 else None
+            one = len(names) == 1
+            used = jv.text(gres.get("used")) if one else None
             out[name] = SlurmNode(
                 name=name, state=_state(jv.words(node.get("state"))), gres=parse_gres(jv.text(gres.get("total"))),
                 gres_used=parse_gres(used) if used is not None else None,
                 hostname=jv.text(hosts[i]) if i < len(hosts) else None,
                 address=jv.text(addrs[i]) if i < len(addrs) else None,
                 reason=jv.text(reason), partitions=(pname,) if pname else (),
+                cpus=_per_node(cpus), cpus_alloc=jv.number(cpus.get("allocated")) if one else None,
+                memory_mib=_per_node(mem), memory_alloc_mib=jv.number(mem.get("allocated")) if one else None,
+                features=features(feats.get("active") if "active" in feats else feats.get("total")),
             )  # fmt: skip
     return list(out.values())
 
@@ -101,7 +135,7 @@ def _obj(v: Any) -> Mapping[str, Any]:
 
 
 def _with_partition(n: SlurmNode, partition: str) -> SlurmNode:
-    return SlurmNode(n.name, n.state, n.gres, n.gres_used, n.hostname, n.address, n.reason, (*n.partitions, partition))
+    return replace(n, partitions=(*n.partitions, partition))
 
 
 def nodes_from_json(data: Mapping[str, Any]) -> list[SlurmNode]:
@@ -124,6 +158,9 @@ def node_from_record(r: Record) -> SlurmNode:
         gres_used=None if used is None else parse_gres(used), hostname=r.get("NodeHostName"),
         address=r.get("NodeAddr"), reason=r.get("Reason"),
         partitions=tuple(p for p in (parts or "").split(",") if p),
+        cpus=jv.number(r.get("CPUTot")), cpus_alloc=jv.number(r.get("CPUAlloc")),
+        memory_mib=jv.number(r.get("RealMemory")), memory_alloc_mib=jv.number(r.get("AllocMem")),
+        features=features(r.get("ActiveFeatures") if "ActiveFeatures" in r.fields else r.get("AvailableFeatures")),
     )  # fmt: skip
 
 

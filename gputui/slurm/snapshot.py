@@ -1,15 +1,17 @@
 """Slurm's view of the cluster as a :class:`ClusterSnapshot`: one node per Slurm node, one GPU per GRES GPU index.
 
 Slurm knows which GPUs exist and who holds them, nothing about their load: every live value (utilization,
-memory, temperature, ...) is N/A. A MIG-typed GRES (``gpu:1g.10gb``) is one MIG device: it is shown as a GPU in
-MIG mode holding one GPU instance of that profile, so that views badge it as MIG.
+memory, temperature, ...) is N/A. Each node carries Slurm's CPUs and memory (configured and allocated) and its
+features; memory in use is the operating system's view, which Slurm does not give. A MIG-typed GRES
+(``gpu:1g.10gb``) is one MIG device: it is shown as a GPU in MIG mode holding one GPU instance of that profile,
+so that views badge it as MIG.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from gputui.core.model import ClusterSnapshot, GpuInstance, GpuSnapshot, NodeSnapshot
+from gputui.core.model import ClusterSnapshot, GpuInstance, GpuSnapshot, NodeResources, NodeSnapshot
 from gputui.slurm.gres import mig_profile
 from gputui.slurm.job_info import SlurmJob
 from gputui.slurm.nodes import SlurmNode
@@ -75,6 +77,12 @@ def shares(node: SlurmNode, jobs: Sequence[SlurmJob]) -> tuple[tuple[str, int, i
     return tuple(out)
 
 
+def resources(node: SlurmNode) -> NodeResources | None:
+    """Slurm's CPUs and memory of the node, None when it gave none of them."""
+    res = NodeResources(node.cpus, node.memory_mib, node.cpus_alloc, node.memory_alloc_mib)
+    return None if res == NodeResources() else res
+
+
 def node_snapshot(node: SlurmNode, jobs: Sequence[SlurmJob]) -> NodeSnapshot:
     gpus = []
     for index, gtype in gpu_layout(node):
@@ -84,7 +92,14 @@ def node_snapshot(node: SlurmNode, jobs: Sequence[SlurmJob]) -> NodeSnapshot:
             gpus.append(GpuSnapshot(index, name=gtype, mig_mode_current=True, gpu_instances=(gi,)))
         else:
             gpus.append(GpuSnapshot(index, name=gtype))
-    return NodeSnapshot(node.name, tuple(gpus), state=node.state, shares=shares(node, jobs))
+    return NodeSnapshot(
+        node.name,
+        tuple(gpus),
+        state=node.state,
+        shares=shares(node, jobs),
+        resources=resources(node),
+        features=node.features,
+    )
 
 
 def build_snapshot(

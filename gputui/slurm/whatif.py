@@ -51,7 +51,7 @@ def scheduling_view(poll: SlurmPoll, running: Sequence[JobRecord]) -> ClusterSna
             if mps and not g.mig_mode_current:
                 view = replace(view, mps=MpsDaemon(running=True))
             gpus.append(view)
-        nodes.append(NodeSnapshot(ns.name, tuple(gpus), state=ns.state))
+        nodes.append(NodeSnapshot(ns.name, tuple(gpus), state=ns.state, resources=ns.resources, features=ns.features))
     return ClusterSnapshot(poll.snapshot.timestamp, tuple(nodes), poll.snapshot.source)
 
 
