@@ -283,3 +283,21 @@ def test_the_command_line_submits_lists_and_cancels_on_slurm(lab: SlurmLab, tmp_
     assert refused.returncode != 0 and refused.stdout == ""
     assert "Requested node configuration is not available" in refused.stderr
     assert refused.stderr.count("\n") == 1 and "Traceback" not in refused.stderr
+
+
+def test_adapter_snapshot_carries_node_cpus_memory_and_their_allocation(adapter: Adapter) -> None:
+    from gputui.core.model import NodeResources
+    from gputui.slurm import SlurmSource
+
+    idle = NodeResources(cpus=16, memory_mib=64000, cpus_alloc=0, memory_alloc_mib=0)  # the lab's slurm.conf
+    assert {n.name: n.resources for n in adapter.source.poll().nodes} == {f"node0{i}": idle for i in range(1, 5)}
+    job = adapter.lab.sbatch("-w", "node02", "-c", "4", "--mem=2000")
+    adapter.lab.wait_job_state(job, ["RUNNING"])
+    json_nodes = {n.name: n for n in adapter.source.poll().nodes}
+    # CR_Core: memory is no consumable in the lab, so Slurm's AllocMem stays 0 under --mem (checked on 22.05.8)
+    assert json_nodes["node02"].resources == NodeResources(16, 64000, 4, 0)
+    assert json_nodes["node01"].resources == idle
+    text = SlurmSource(adapter.lab.env, nvml=None, mode="text")
+    assert {n.name: (n.resources, n.features) for n in text.poll().nodes} == {
+        k: (v.resources, v.features) for k, v in json_nodes.items()
+    }
