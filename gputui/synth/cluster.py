@@ -15,6 +15,7 @@ from gputui.core.mig_profiles import GpuModel, model_for
 from gputui.core.model import ClusterSnapshot
 from gputui.synth.gpu_sim import make_gpu
 from gputui.synth.gpu_specs import spec_for
+from gputui.synth.host_specs import host_for
 from gputui.synth.jobs import Job, Target
 from gputui.synth.load import LoadProfile
 from gputui.synth.mig_layout import LayoutItem, MigLayoutError, place
@@ -176,7 +177,8 @@ def synth_cluster_steps(
             else:
                 slots.append(_Slot(n, Target(i), int(spec.memory_total_mib * 0.85), True))
         mps = MpsState(gpus=tuple(served), user=MPS_USER) if served else None
-        node = NodeSim(name, gpus, random.Random(f"{seed}:{name}"), start, mps=mps)
+        host = host_for(gpu_name, gpus_per_node)
+        node = NodeSim(name, gpus, random.Random(f"{seed}:{name}"), start, mps=mps, host=host)
         if mps is not None:
             node.start_mps_now()
             t = 0.0

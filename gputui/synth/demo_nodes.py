@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from gputui.synth.gpu_sim import GpuSim, make_gpu
+from gputui.synth.host_specs import host_for
 from gputui.synth.jobs import Job, Target
 from gputui.synth.load import LoadProfile
 from gputui.synth.node_sim import MpsState, NodeSim
@@ -67,7 +68,8 @@ class DemoNodes:
         self._ids: Iterator[int] = itertools.count(48_210)
 
     def _node(self, name: str, gpus: list[GpuSim], mps: MpsState | None = None) -> NodeSim:
-        return NodeSim(name, gpus, random.Random(f"{self.seed}:{name}"), self.t0, mps=mps)
+        host = host_for(gpus[0].spec.name, len(gpus))
+        return NodeSim(name, gpus, random.Random(f"{self.seed}:{name}"), self.t0, mps=mps, host=host)
 
     def _script(self, node: NodeSim, rows: list[Row]) -> None:
         """Add jobs given as (user, command, targets, load, start, end, submit) rows."""

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from gputui.core.model import Event, MpsClient, MpsDaemon, NodeSnapshot, ProcessInfo
+from gputui.core.model import Event, MpsClient, MpsDaemon, NodeResources, NodeSnapshot, ProcessInfo
 from gputui.synth.gpu_sim import GpuSim
+from gputui.synth.host_specs import memory_used
 from gputui.synth.identity import PidAllocator
 from gputui.synth.jobs import Job, Rank
 from gputui.synth.load import Load
@@ -46,8 +47,10 @@ class NodeSim:
         driver_version: str = "550.90.07",
         cuda_version: str = "12.4",
         mps: MpsState | None = None,
+        host: NodeResources | None = None,
     ) -> None:
         self.name = name
+        self.host = host  # CPUs and memory; memory in use follows the running jobs
         self.gpus = list(gpus)
         self.rng = rng
         self.t0 = t0
@@ -205,7 +208,11 @@ class NodeSim:
                 gpus.append(gpu.snapshot(ranks, rng, view, server))
             else:
                 gpus.append(gpu.snapshot(ranks, rng))
-        return NodeSnapshot(self.name, tuple(gpus), self.driver_version, self.cuda_version)
+        resources = None
+        if self.host is not None and self.host.memory_mib is not None:
+            used = memory_used(self.host.memory_mib, (r for ranks in per_gpu for r in ranks))
+            resources = replace(self.host, memory_used_mib=used)
+        return NodeSnapshot(self.name, tuple(gpus), self.driver_version, self.cuda_version, resources=resources)
 
     def _mps_view(self, mps: MpsState, ranks: list[Rank]) -> tuple[MpsDaemon, ProcessInfo | None]:
         if not mps.running:
