@@ -11,6 +11,7 @@ from gputui.core.model import (
     GpuSnapshot,
     MpsClient,
     MpsDaemon,
+    NodeResources,
     NodeSnapshot,
     ProcessInfo,
 )
@@ -96,12 +97,26 @@ gpus = st.builds(
     processes=st.lists(processes, max_size=4).map(tuple),
     lost=st.booleans(),
 )
+count = st.none() | st.integers(min_value=0, max_value=4096)
+resources = st.none() | st.builds(
+    NodeResources,
+    cpus=count,
+    memory_mib=st.none() | st.integers(min_value=0, max_value=2**34),
+    cpus_alloc=count,
+    memory_alloc_mib=mib,
+    memory_used_mib=mib,
+)
+shares = st.lists(st.tuples(st.sampled_from(["mps", "shard"]), small, st.none() | small), max_size=2).map(tuple)
 nodes = st.builds(
     NodeSnapshot,
     name=st.text(min_size=1, max_size=8),
     gpus=st.lists(gpus, max_size=3).map(tuple),
     driver_version=text,
     cuda_version=text,
+    state=text,
+    shares=shares,
+    resources=resources,
+    features=st.lists(st.text(min_size=1, max_size=8), max_size=3).map(tuple),
 )
 clusters = st.builds(
     ClusterSnapshot,

@@ -9,6 +9,10 @@ Record kinds: K keyframe (zlib JSON of the whole frame), D delta (see delta.py),
 X index (zlib JSON: keyframe offsets, frame count, events) and T trailer (u64 offset of the last X),
 written by a clean close. A reader that finds no valid trailer rebuilds the index by scanning and
 stops at the first torn record, so a crash loses at most the frame being written.
+
+Frames hold the snapshot model's plain data, so a field added to the model with a default (node resources,
+features) needs no new schema: older files lack the key and load with the default (N/A). The schema number is
+for changes that an older reader would misread.
 """
 
 from __future__ import annotations
