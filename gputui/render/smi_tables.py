@@ -1,4 +1,6 @@
-"""Rich renderables that show a snapshot the way `nvidia-smi` does: GPUs, MIG devices, MPS, processes."""
+"""Rich renderables that show a snapshot the way `nvidia-smi` does: node resources, GPUs, MIG devices, MPS,
+processes. Every string from the snapshot passes :func:`~gputui.core.plain_text.sanitise` and is shown as plain
+text."""
 
 from __future__ import annotations
 
@@ -10,14 +12,17 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from gputui.core.model import ClusterSnapshot, GpuSnapshot, NodeSnapshot
+from gputui.core.model import ClusterSnapshot, GpuSnapshot, NodeResources, NodeSnapshot
+from gputui.core.plain_text import sanitise
 
 NA = Text("N/A", style="dim")
 
 
 def na(value: object, fmt: str = "{}") -> Text | str:
-    """The value formatted, or a dim N/A when the source did not have it."""
-    return NA if value is None else fmt.format(value)
+    """The value formatted (a string sanitised), or a dim N/A when the source did not have it."""
+    if value is None:
+        return NA
+    return fmt.format(sanitise(value) if isinstance(value, str) else value)
 
 
 def on_off(value: bool | None) -> Text | str:
@@ -104,7 +109,7 @@ def gpu_table(node: NodeSnapshot) -> Table:
     for g in node.gpus:
         name: Text | str = na(g.name)
         if g.lost:
-            name = Text(f"{g.name or 'GPU'} (LOST)", style="bold red")
+            name = Text(f"{sanitise(g.name or 'GPU')} (LOST)", style="bold red")
         mig = NA if g.mig_mode_current is None else ("Enabled" if g.mig_mode_current else "Disabled")
         if g.mig_mode_pending is not None and g.mig_mode_pending != g.mig_mode_current:
             mig = Text(f"{mig} -> {'Enabled' if g.mig_mode_pending else 'Disabled'}", style="yellow")
@@ -257,12 +262,53 @@ def process_table(node: NodeSnapshot) -> Table:
     return t
 
 
+def size(mib: int) -> str:
+    """Host memory for people: ``0 GiB``, ``500 MiB``, ``62.5 GiB``, ``512 GiB``, ``2 TiB``."""
+    if mib == 0:
+        return "0 GiB"
+    if mib < 1024:
+        return f"{mib} MiB"
+    for unit, div in (("TiB", 1 << 20), ("GiB", 1024)):
+        if mib >= div and (unit == "GiB" or mib % (div // 4) == 0):
+            v = mib / div
+            text = f"{v:.0f}" if v >= 100 or v == int(v) else f"{v:.1f}"
+            return f"{text} {unit}"
+    raise AssertionError(mib)  # pragma: no cover - the GiB branch always answers
+
+
+def resources_line(res: NodeResources | None, features: tuple[str, ...] = ()) -> Text | None:
+    """``CPUs 64 (12 allocated) · memory 512 GiB (200 GiB allocated, 310 GiB in use) · features a100``;
+    None when the source knows neither (nvidia-smi logs, old recordings)."""
+    parts: list[Text] = []
+    if res is not None:
+        cpus = Text("CPUs ")
+        cpus.append_text(Text(str(res.cpus)) if res.cpus is not None else NA)
+        if res.cpus_alloc is not None:
+            cpus.append(f" ({res.cpus_alloc} allocated)")
+        mem = Text("memory ")
+        mem.append_text(Text(size(res.memory_mib)) if res.memory_mib is not None else NA)
+        said = [
+            f"{size(v)} {what}"
+            for v, what in ((res.memory_alloc_mib, "allocated"), (res.memory_used_mib, "in use"))
+            if v is not None
+        ]
+        if said:
+            mem.append(f" ({', '.join(said)})")
+        parts += [cpus, mem]
+    if features:
+        parts.append(Text("features " + ", ".join(sanitise(f) for f in features)))
+    return Text(" · ").join(parts) if parts else None
+
+
 def node_view(node: NodeSnapshot) -> Iterator[RenderableType]:
     head = Text.assemble(
-        (f"{node.name}", "bold cyan"),
-        f"   Driver Version: {node.driver_version or 'N/A'}   CUDA Version: {node.cuda_version or 'N/A'}",
+        (sanitise(node.name), "bold cyan"),
+        f"   Driver Version: {na(node.driver_version)}   CUDA Version: {na(node.cuda_version)}",
     )
     yield head
+    line = resources_line(node.resources, node.features)
+    if line is not None:
+        yield line
     yield gpu_table(node)
     for extra in (mig_table(node), mps_table(node)):
         if extra is not None:
@@ -274,7 +320,7 @@ def snapshot_view(snap: ClusterSnapshot, nodes: Iterable[str] | None = None) -> 
     """Everything `gputui snapshot` prints for one cluster snapshot."""
     wanted = set(nodes) if nodes else None
     parts: list[RenderableType] = [
-        Text.assemble((utc(snap.timestamp), "bold"), f"   {snap.source or ''}", style=""),
+        Text.assemble((utc(snap.timestamp), "bold"), f"   {sanitise(snap.source or '')}", style=""),
     ]
     for node in snap.nodes:
         if wanted is None or node.name in wanted:
