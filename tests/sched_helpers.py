@@ -12,11 +12,13 @@ from gputui.core.scheduler.policies import get_policy
 from gputui.core.scheduler.state import ClusterState
 
 
-def cluster(*groups: tuple[str, int, GpuSpec], **config: object) -> ClusterState:
-    """``cluster(("node[01-02]", 4, GpuSpec()))``: host list, GPUs per node, GPU spec."""
+def cluster(*groups: tuple[str, int, GpuSpec], cpus: int | None = None, mem_mib: int | None = None,
+            **config: object) -> ClusterState:  # fmt: skip
+    """``cluster(("node[01-02]", 4, GpuSpec()))``: host list, GPUs per node, GPU spec; CPUs and memory per node
+    default to what such a server has (``build.host_defaults``)."""
     specs = []
     for hosts, n, spec in groups:
-        specs += nodes_from_pattern(hosts, [spec] * n)
+        specs += nodes_from_pattern(hosts, [spec] * n, cpus, mem_mib)
     return state_from_specs(specs, SchedulerConfig(**config))  # type: ignore[arg-type]
 
 

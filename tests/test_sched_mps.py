@@ -42,7 +42,7 @@ def test_percentages_may_pass_100_unless_capped():
 
 
 def test_client_limit_of_48():
-    s = cluster(("n", 1, MPS))
+    s = cluster(("n", 1, MPS), cpus=64)  # each client is a job with one CPU
     for j in range(48):
         assert place(s, "--gres=mps:1", job=j + 1) is not None
     assert place(s, "--gres=mps:1") is None
@@ -51,14 +51,14 @@ def test_client_limit_of_48():
 def test_memory_oversubscription_warns_or_is_refused_in_strict_mode():
     s = cluster(("n", 1, MPS))  # 40 GiB
     q = Scheduler(s)
-    q.submit(parse_options("--gres=mps:50 --mem-per-gpu=30G"), 0)
-    q.submit(parse_options("--gres=mps:50 --mem-per-gpu=30G"), 0)
+    q.submit(parse_options("--gres=mps:50 --gpu-mem=30G"), 0)
+    q.submit(parse_options("--gres=mps:50 --gpu-mem=30G"), 0)
     d1, d2 = q.schedule(0)
     assert d1.warnings == ()
     assert any("MPS jobs declare 61440 MiB, the GPU has 40960 MiB" in w for w in d2.warnings)
     strict = cluster(("n", 1, MPS), mps_strict_memory=True)
-    place(strict, "--gres=mps:50 --mem-per-gpu=30G", job=1)
-    assert place(strict, "--gres=mps:50 --mem-per-gpu=30G") is None
+    place(strict, "--gres=mps:50 --gpu-mem=30G", job=1)
+    assert place(strict, "--gres=mps:50 --gpu-mem=30G") is None
 
 
 def test_k_gpus_at_p_percent_and_environment():

@@ -76,9 +76,9 @@ def test_device_request_gets_exactly_those_gpus_or_nothing():
     assert layout(place(s, "-w node01 --gpu-ids=0,2")) == [("node01", (0, 2))]
 
 
-def test_mem_per_gpu_filters_small_gpus():
+def test_gpu_mem_filters_small_gpus():
     s = cluster(("small", 2, GpuSpec(model="A30")), ("big", 2, GpuSpec(model="A100-80GB")))
-    assert layout(place(s, "--gpus=1 --mem-per-gpu=40G")) == [("big", (0,))]
+    assert layout(place(s, "--gpus=1 --gpu-mem=40G")) == [("big", (0,))]
 
 
 def _snap(**gpu_kw) -> ClusterSnapshot:

@@ -26,10 +26,12 @@ class GpuGrant:
     mig: MigGrant | None = None
     mps_percent: int | None = None
     mps_memory_mib: int = 0  # declared, for the MPS memory sum
+    shards: int | None = None  # Slurm GPU shards of this GPU
+    milli: int | None = None  # thousandths of this GPU
 
     @property
     def whole(self) -> bool:
-        return self.mig is None and self.mps_percent is None
+        return self.mig is None and self.mps_percent is None and self.shards is None and self.milli is None
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +42,8 @@ class NodeGrant:
     gpus: tuple[GpuGrant, ...]
     exclusive: bool = False
     mps_pipe_directory: str | None = None
+    cpus: int = 0  # host CPUs taken on this node
+    mem_mib: int = 0  # host memory taken on this node
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +72,8 @@ class Allocation:
                     out.add((n.node, g.index, "new" if g.mig.created else ("gi", g.mig.gi_id)))
                 elif g.mps_percent is not None:
                     out.add((n.node, g.index, "mps"))
+                elif g.shards is not None or g.milli is not None:
+                    out.add((n.node, g.index, "share"))
                 else:
                     out.add((n.node, g.index, "whole"))
         return out
@@ -87,7 +93,7 @@ class Allocation:
             held = by_gpu.get((node, idx))
             if not held:
                 continue
-            if what == "whole" or "whole" in held or what == "mps" or "mps" in held:
+            if what == "whole" or "whole" in held or what in ("mps", "share") or held & {"mps", "share"}:
                 return True
             if what == "new" and ("new" in held):
                 return True

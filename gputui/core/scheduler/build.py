@@ -8,7 +8,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from gputui.core.mig_profiles import GpuModel, infer_profile, model_for, normalise_profile_name
-from gputui.core.model import ClusterSnapshot, GpuSnapshot
+from gputui.core.model import ClusterSnapshot, GpuSnapshot, NodeSnapshot
 from gputui.core.scheduler.config import SchedulerConfig
 from gputui.core.scheduler.hostlist import expand_hostlist
 from gputui.core.scheduler.mig import best_start
@@ -49,13 +49,35 @@ class GpuSpec:
 
 @dataclass(frozen=True, slots=True)
 class NodeSpec:
+    """A synthetic node; CPUs and memory None take :func:`host_defaults` for its GPUs."""
+
     name: str
     gpus: tuple[GpuSpec, ...]
+    cpus: int | None = None
+    memory_mib: int | None = None
+    features: tuple[str, ...] = ()
 
 
-def nodes_from_pattern(hostlist: str, gpus: Sequence[GpuSpec]) -> list[NodeSpec]:
+def nodes_from_pattern(hostlist: str, gpus: Sequence[GpuSpec], cpus: int | None = None,
+                       memory_mib: int | None = None) -> list[NodeSpec]:  # fmt: skip
     """One :class:`NodeSpec` per host of a Slurm host list, each with the same GPUs."""
-    return [NodeSpec(n, tuple(gpus)) for n in expand_hostlist(hostlist, "nodes")]
+    return [NodeSpec(n, tuple(gpus), cpus, memory_mib) for n in expand_hostlist(hostlist, "nodes")]
+
+
+#: CPUs and host memory (GiB) per GPU of typical servers of each GPU family (DGX-class boxes for the SXM parts:
+#: DGX-1 V100 80 threads / 512 GiB for 8, DGX A100 256 threads / 1 TiB, DGX H100 224 threads / 2 TiB); the first
+#: family whose name the model key contains wins.
+_HOST_PER_GPU = (
+    ("B200", 28, 512), ("H200", 28, 256), ("H100", 28, 256), ("A100-80", 32, 256), ("A100", 32, 128),
+    ("A30", 16, 64), ("V100", 10, 64), ("L40", 16, 96), ("L4", 8, 48), ("T4", 8, 32),
+)  # fmt: skip
+
+
+def host_defaults(model: str | None, gpus: int) -> tuple[int, int]:
+    """Plausible (CPUs, MiB) for a synthetic node with ``gpus`` GPUs of ``model``: at least 16 CPUs and 64 GiB."""
+    key = (model or "").upper()
+    cpus_per, gib_per = next(((c, g) for fam, c, g in _HOST_PER_GPU if fam in key), (16, 64))
+    return max(16, cpus_per * gpus), max(64, gib_per * gpus) * 1024
 
 
 def _synthetic_uuid(*parts: object) -> str:
@@ -65,8 +87,11 @@ def _synthetic_uuid(*parts: object) -> str:
 def state_from_specs(specs: Sequence[NodeSpec], config: SchedulerConfig | None = None) -> ClusterState:
     """A state for a cluster described by configuration, with deterministic synthetic UUIDs."""
     state = ClusterState(config)
+    shards = state.config.shards_per_gpu
     for spec in specs:
-        node = state.add_node(spec.name)
+        cpus, mem = host_defaults(spec.gpus[0].model if spec.gpus else None, len(spec.gpus))
+        node = state.add_node(spec.name, spec.cpus if spec.cpus is not None else cpus,
+                              spec.memory_mib if spec.memory_mib is not None else mem, spec.features)  # fmt: skip
         for i, gs in enumerate(spec.gpus):
             model = model_for(gs.model)
             name = gs.model if model is None else (model.aliases[0] if model.aliases else model.key)
@@ -77,6 +102,7 @@ def state_from_specs(specs: Sequence[NodeSpec], config: SchedulerConfig | None =
             g = GpuUnit(node, i, "GPU-" + _synthetic_uuid(spec.name, i), name, model, mem,
                         gpu_tags(name, model, gs.gpu_type))  # fmt: skip
             g.mps_on = gs.mps and gs.mig is None
+            g.shards = shards if gs.mig is None else 0
             if gs.mig is not None:
                 if model is None:
                     raise ValueError(f"{spec.name} GPU {i}: no MIG table for {gs.model}")
@@ -134,7 +160,18 @@ def state_from_snapshot(
     state = ClusterState(config)
     own = set(own_pids)
     for ns in snapshot.nodes:
-        node: NodeState = state.add_node(ns.name)
+        res = ns.resources
+        cpus = mem = None
+        if res is not None:
+            cpus = None if res.cpus is None else max(0, res.cpus - (res.cpus_alloc or 0))
+            mem = None if res.memory_mib is None else max(0, res.memory_mib - (res.memory_alloc_mib or 0))
+        node: NodeState = state.add_node(ns.name, res.cpus if res else None, res.memory_mib if res else None,
+                                         ns.features)  # fmt: skip
+        if cpus is not None and node.cpus is not None and cpus < node.cpus:
+            state.take_host(node, node.cpus - cpus, 0, 1)  # the workload manager's jobs hold them: not idle
+        if mem is not None and node.mem is not None and mem < node.mem:
+            node.mem_free = mem
+        shard_left = _shards(ns, config)
         for gs in ns.gpus:
             model = model_for(gs.name)
             g = GpuUnit(node, gs.index, gs.uuid, gs.name, model, gs.memory_total_mib, gpu_tags(gs.name, model))
@@ -166,5 +203,19 @@ def state_from_snapshot(
             g.mps_clients = len(clients)
             g.mps_pct = sum(v[0] for v in clients.values())
             g.mps_mem = sum(v[1] for v in clients.values())
+            if not g.mig and shard_left[0]:
+                g.shards = shard_left[0]
+                g.shards_used = min(g.shards, shard_left[1])  # Slurm says how many, not on which GPU: in index order
+                shard_left[1] -= g.shards_used
             state.add_gpu(node, g)
+        state._refresh_idle(node)
     return state
+
+
+def _shards(ns: NodeSnapshot, config: SchedulerConfig) -> list[int]:
+    """[shards per GPU, shards in use] on a node: from its "shard" GRES where a manager gives one, else config."""
+    plain = sum(1 for g in ns.gpus if not g.mig_enabled)
+    for name, total, used in ns.shares:
+        if name == "shard" and plain:
+            return [total // plain, used or 0]
+    return [config.shards_per_gpu, 0]

@@ -26,3 +26,6 @@ class SchedulerConfig:
     backfill_depth: int = 200  # pending jobs tried past the first waiting one per pass (Slurm's bf_max_job_test)
     reservation_refresh_s: int = 60  # recompute a standing head reservation at most this often (it only improves)
     policy: str = "best-fit"
+    default_mem_per_cpu_mib: int = 0  # host memory a job without --mem / --mem-per-* takes per CPU (DefMemPerCPU)
+    shards_per_gpu: int = 0  # GPU shards per GPU where no workload manager says (Slurm's gres.conf Name=shard)
+    workload: tuple = ()  # the expected workload, (weight, JobRequest) pairs, for fragmentation-aware policies

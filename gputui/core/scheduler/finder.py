@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gputui.core.scheduler import place_mig, place_mps, place_whole
+from gputui.core.scheduler import place_cpu, place_mig, place_mps, place_share, place_whole
 from gputui.core.scheduler.allocation import Allocation
 from gputui.core.scheduler.placement import Ask
 from gputui.core.scheduler.policies.base import Policy
@@ -16,6 +16,10 @@ def find_allocation(state: ClusterState, ask: Ask, policy: Policy) -> Allocation
         return place_mig.place(state, ask, policy)
     if kind == "mps":
         return place_mps.place(state, ask, policy)
+    if kind == "cpu":
+        return place_cpu.place(state, ask, policy)
+    if kind in ("shard", "milli"):
+        return place_share.place(state, ask, policy)
     if kind == "device":
         return place_whole.place_device(state, ask)
     if kind == "nodes" or ask.request.exclusive:

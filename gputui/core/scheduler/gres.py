@@ -18,7 +18,7 @@ _MAX_COUNT = 1_000_000
 class GpuItem:
     """One element of a GPU spec: a count of whole GPUs (maybe typed), device indices, MIG instances or MPS."""
 
-    what: str  # "gpu" | "ids" | "mig" | "mps"
+    what: str  # "gpu" | "ids" | "mig" | "mps" | "shard"
     count: int = 0
     gpu_type: str | None = None  # whole-GPU type, or the model prefix of a MIG type ("a100")
     profile: str | None = None
@@ -106,10 +106,11 @@ def parse_gres(text: str, option: str = "--gres") -> list[GpuItem]:
             rest = f"{sub}:{rest}" if rest else sub
             name = "gpu"
         name = name.lower()
-        if name == "mps":
+        if name in ("mps", "shard"):
             if not rest:
-                raise RequestError(f"{option}: mps needs a percentage, as in mps:50")
-            items.append(GpuItem("mps", _count(rest, option)))
+                example = "mps:50" if name == "mps" else "shard:2"
+                raise RequestError(f"{option}: {name} needs a count, as in {example}")
+            items.append(GpuItem(name, _count(rest, option)))
         elif name == "gpu":
             fields = rest.split(":") if rest else []
             nxt = pieces[i + 1 : i + 2]
@@ -134,6 +135,6 @@ def parse_gres(text: str, option: str = "--gres") -> list[GpuItem]:
             else:
                 raise RequestError(f"{option}: expected gpu[:TYPE][:N], got {p!r}")
         else:
-            raise RequestError(f"{option}: unsupported resource {name!r} (gpu and mps are supported)")
+            raise RequestError(f"{option}: unsupported resource {name!r} (gpu, mps and shard are supported)")
         i += 1
     return items

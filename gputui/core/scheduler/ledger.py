@@ -33,8 +33,12 @@ def _grant_free(state: ClusterState, g: GpuUnit, gr: GpuGrant, exclusive_ok: boo
     if g.mig or g.holder is not None:
         return False
     if gr.mps_percent is not None:
-        return g.mps_on and g.mps_clients < state.config.mps_max_clients
-    return not g.mps_jobs and not g.foreign_clients
+        return g.mps_on and g.mps_clients < state.config.mps_max_clients and not (g.shards_used or g.milli_used)
+    if gr.shards is not None:
+        return not (g.mps_jobs or g.foreign_clients or g.milli_used) and g.shards_used + gr.shards <= g.shards
+    if gr.milli is not None:
+        return not (g.mps_jobs or g.foreign_clients or g.shards_used) and g.milli_used + gr.milli <= 1000
+    return not (g.mps_jobs or g.foreign_clients or g.shards_used or g.milli_used)
 
 
 def can_apply(state: ClusterState, alloc: Allocation) -> bool:
@@ -43,7 +47,9 @@ def can_apply(state: ClusterState, alloc: Allocation) -> bool:
         node = state.by_name.get(ng.node)
         if node is None or node.exclusive is not None:
             return False
-        if ng.exclusive and node.unpristine:
+        if ng.exclusive and (node.unpristine or node.jobs):
+            return False
+        if not node.host_fits(ng.cpus, ng.mem_mib):
             return False
         for gr in ng.gpus:
             g = node.by_index.get(gr.index)
@@ -76,10 +82,17 @@ def apply(state: ClusterState, alloc: Allocation, job: int) -> None:
                 g.mps_pct += gr.mps_percent
                 g.mps_mem += gr.mps_memory_mib
                 g.mps_clients += 1
+            elif gr.shards is not None:
+                g.shard_jobs[job] = gr.shards
+                g.shards_used += gr.shards
+            elif gr.milli is not None:
+                g.milli_jobs[job] = gr.milli
+                g.milli_used += gr.milli
             else:
                 assert g.holder is None and not g.mps_jobs, "GPU held twice"
                 g.holder = job
             touched.append(g)
+        state.take_host(node, ng.cpus, ng.mem_mib, 1)
         if ng.exclusive:
             node.exclusive = job
             touched = node.gpus
@@ -112,9 +125,14 @@ def release(state: ClusterState, alloc: Allocation, job: int, count: bool = True
                 g.mps_pct -= pct
                 g.mps_mem -= mem
                 g.mps_clients -= 1
+            elif gr.shards is not None:
+                g.shards_used -= g.shard_jobs.pop(job)
+            elif gr.milli is not None:
+                g.milli_used -= g.milli_jobs.pop(job)
             else:
                 assert g.holder == job
                 g.holder = None
+        state.take_host(node, ng.cpus, ng.mem_mib, -1)
         if ng.exclusive:
             assert node.exclusive == job
             node.exclusive = None

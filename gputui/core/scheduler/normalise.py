@@ -26,6 +26,15 @@ class RawOptions:
     exclude: tuple[str, ...] = ()
     time_limit_s: int | None = None
     mem_per_gpu_mib: int | None = None
+    mem_per_cpu_mib: int | None = None
+    mem_mib: int | None = None
+    gpu_mem_mib: int | None = None
+    gpu_milli: int | None = None
+    constraint: tuple[tuple[str, ...], ...] = ()
+    ntasks: int | None = None
+    ntasks_per_node: int | None = None
+    cpus_per_task: int | None = None
+    cpus_per_gpu: int | None = None
     name: str | None = None
     priority: int = 0
     nice: int = 0
@@ -74,14 +83,42 @@ def _mig(raw: RawOptions, gres_mig: list[GpuItem], whole: list[GpuItem], ids: bo
     return {"kind": "mig", "mig": tuple(counts.items()), "gpu_type": _one_type(sources[0]), "nodes": raw.nodes}
 
 
+def _host_checks(raw: RawOptions) -> None:
+    mems = [o for o, v in (("--mem", raw.mem_mib), ("--mem-per-cpu", raw.mem_per_cpu_mib),
+                           ("--mem-per-gpu", raw.mem_per_gpu_mib)) if v is not None]  # fmt: skip
+    if len(mems) > 1:
+        raise RequestError(f"{mems[1]}: cannot be combined with {mems[0]} (give memory one way)")
+    if raw.cpus_per_gpu is not None and raw.cpus_per_task is not None:
+        raise RequestError("--cpus-per-gpu: cannot be combined with --cpus-per-task")
+
+
+def _share(raw: RawOptions, shard: list[GpuItem], others: bool, mps_env: int | None) -> dict:
+    """A shard or thousandths request: part of one GPU, on ``--nodes`` nodes."""
+    what = "--gres=shard" if shard else "--gpu-milli"
+    if len(shard) > 1:
+        raise RequestError("--gres: shard given twice")
+    if shard and raw.gpu_milli is not None:
+        raise RequestError("--gpu-milli: cannot be combined with --gres=shard")
+    if others or mps_env is not None:
+        raise RequestError(f"{what}: a GPU share cannot be combined with whole GPUs, MIG, MPS or device indices")
+    if raw.exclusive:
+        raise RequestError(f"--exclusive: not supported with {what}")
+    gpu_type = raw.gpus.gpu_type if raw.gpus is not None and raw.gpus.what == "gpu" else None
+    if shard:
+        return {"kind": "shard", "shards": shard[0].count, "nodes": raw.nodes, "gpu_type": gpu_type}
+    return {"kind": "milli", "gpu_milli": raw.gpu_milli, "nodes": raw.nodes, "gpu_type": gpu_type}
+
+
 def build_request(raw: RawOptions) -> JobRequest:
     """Check the options against each other and fold them into a request."""
     mps_env = _mps_env(raw)
+    _host_checks(raw)
     items = raw.gres or []
     gres_gpu = [i for i in items if i.what == "gpu"]
     gres_ids = [i for i in items if i.what == "ids"]
     gres_mig = [i for i in items if i.what == "mig"]
     gres_mps = [i for i in items if i.what == "mps"]
+    gres_shard = [i for i in items if i.what == "shard"]
     flags = [x for x in (raw.gpus, raw.gpus_per_node) if x is not None]
     whole = gres_gpu + [x for x in flags if x.what == "gpu"]
     mig_given = gres_mig or any(x.what == "mig" for x in flags)
@@ -96,7 +133,12 @@ def build_request(raw: RawOptions) -> JobRequest:
         raise RequestError("--gres: several whole-GPU items; request one GPU type")
 
     fields_: dict = {}
-    if gres_mps:
+    if gres_shard or raw.gpu_milli is not None:
+        # --gpus=TYPE:1 may name the GPU model of a share; anything more is a contradiction
+        typed_one = raw.gpus is not None and raw.gpus.what == "gpu" and raw.gpus.count == 1
+        others = bool(gres_gpu or gres_mps or gres_mig or ids or raw.gpus_per_node or (raw.gpus and not typed_one))
+        fields_ = _share(raw, gres_shard, others, mps_env)
+    elif gres_mps:
         if len(gres_mps) > 1:
             raise RequestError("--gres: mps given twice")
         if whole or mig_given or ids:
@@ -154,7 +196,11 @@ def build_request(raw: RawOptions) -> JobRequest:
         elif raw.exclusive:
             fields_ = {"kind": "nodes", "nodes": n}
         else:
-            raise RequestError("no GPUs requested: use --gpus, --gpus-per-node, --gres or --exclusive")
+            if raw.cpus_per_gpu is not None:
+                raise RequestError("--cpus-per-gpu: the job asks for no GPU (use --cpus-per-task)")
+            if raw.mem_per_gpu_mib is not None:
+                raise RequestError("--mem-per-gpu: the job asks for no GPU (use --mem or --mem-per-cpu)")
+            fields_ = {"kind": "cpu", "nodes": n}
         fields_["exclusive"] = raw.exclusive
     kind = fields_["kind"]
     need_nodes = fields_.get("nodes")
@@ -168,6 +214,14 @@ def build_request(raw: RawOptions) -> JobRequest:
         exclude=raw.exclude,
         time_limit_s=raw.time_limit_s,
         mem_per_gpu_mib=raw.mem_per_gpu_mib,
+        mem_per_cpu_mib=raw.mem_per_cpu_mib,
+        mem_mib=raw.mem_mib,
+        gpu_mem_mib=raw.gpu_mem_mib,
+        constraint=raw.constraint,
+        ntasks=raw.ntasks,
+        ntasks_per_node=raw.ntasks_per_node,
+        cpus_per_task=raw.cpus_per_task,
+        cpus_per_gpu=raw.cpus_per_gpu,
         name=raw.name,
         priority=raw.priority,
         nice=raw.nice,

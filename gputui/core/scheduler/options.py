@@ -22,15 +22,21 @@ _LONG = {
     "gpus": "yes", "gres": "yes", "gpus-per-node": "yes", "nodes": "yes", "exclusive": "optional",
     "nodelist": "yes", "exclude": "yes", "time": "yes", "mem-per-gpu": "yes", "job-name": "yes",
     "priority": "yes", "nice": "optional", "dependency": "yes", "gpu-ids": "yes", "export": "yes",
+    "ntasks": "yes", "ntasks-per-node": "yes", "cpus-per-task": "yes", "cpus-per-gpu": "yes", "mem": "yes",
+    "mem-per-cpu": "yes", "gpu-mem": "yes", "gpu-milli": "yes", "constraint": "yes",
 }  # fmt: skip
-_SHORT = {"G": "gpus", "N": "nodes", "w": "nodelist", "x": "exclude", "t": "time", "J": "job-name"}
-# Options that do not change where GPUs come from; accepted so that ordinary batch scripts parse.
+_SHORT = {"G": "gpus", "N": "nodes", "w": "nodelist", "x": "exclude", "t": "time", "J": "job-name",
+          "n": "ntasks", "c": "cpus-per-task", "C": "constraint"}  # fmt: skip
+# Options that do not change where a job goes; accepted so that ordinary batch scripts parse.
 _IGNORED_LONG = {
     "output", "error", "chdir", "account", "partition", "qos", "comment", "mail-type", "mail-user",
-    "cpus-per-task", "ntasks", "ntasks-per-node", "mem", "cpus-per-gpu", "open-mode", "input",
+    "open-mode", "input",
 }  # fmt: skip
 _IGNORED_SHORT = {"o": "output", "e": "error", "D": "chdir", "A": "account", "p": "partition", "q": "qos",
-                  "c": "cpus-per-task", "n": "ntasks", "i": "input"}  # fmt: skip
+                  "i": "input"}  # fmt: skip
+_COUNTS = {"ntasks": "ntasks", "ntasks-per-node": "ntasks_per_node", "cpus-per-task": "cpus_per_task",
+           "cpus-per-gpu": "cpus_per_gpu"}  # fmt: skip
+_SIZES = {"mem-per-gpu": "mem_per_gpu_mib", "mem-per-cpu": "mem_per_cpu_mib", "gpu-mem": "gpu_mem_mib"}
 _IGNORED_FLAGS = {"requeue", "no-requeue", "hold", "verbose", "quiet", "wait", "parsable"}
 
 
@@ -42,15 +48,34 @@ def tokenize(text: str) -> list[str]:
         raise RequestError(f"cannot split options: {e}") from None
 
 
-def _mem_mib(text: str, option: str) -> int:
-    m = re.fullmatch(r"(\d+)([KMGT]?)B?", text.strip(), re.IGNORECASE)
+def _mem_mib(text: str, option: str, zero_ok: bool = False) -> int:
+    m = re.fullmatch(r"(\d{1,12})([KMGT]?)B?", text.strip(), re.IGNORECASE)
     if not m:
         raise RequestError(f"{option}: cannot read size {text!r} (use e.g. 8G or 8000M)")
     n, unit = int(m.group(1)), (m.group(2) or "M").upper()
     mib = {"K": n // 1024, "M": n, "G": n * 1024, "T": n * 1024 * 1024}[unit]
+    if mib == 0 and zero_ok and n == 0:
+        return 0
     if mib <= 0:
         raise RequestError(f"{option}: size must be positive, not {text!r}")
     return mib
+
+
+def _constraint(text: str, option: str) -> tuple[tuple[str, ...], ...]:
+    """``a|b`` (either) and ``a&b`` (both), ``&`` binding tighter; features are compared in lower case."""
+    t = text.strip()
+    if not t:
+        raise RequestError(f"{option}: empty constraint")
+    if re.search(r"[\[\]()*,]", t):
+        raise RequestError(f"{option}: only features joined by | (or) and & (and) are supported, not {text!r}")
+    out = []
+    for alt in t.split("|"):
+        names = tuple(f.strip().lower() for f in alt.split("&"))
+        for f in names:
+            if not re.fullmatch(r"[A-Za-z0-9_.+\-]+", f):
+                raise RequestError(f"{option}: bad feature name {f!r} in {text!r}")
+        out.append(names)
+    return tuple(out)
 
 
 def _int(text: str, option: str, lo: int, hi: int) -> int:
@@ -119,8 +144,16 @@ def _apply(raw: RawOptions, name: str, value: str | None) -> None:
         raw.exclude = expand_hostlist(value or "", opt)
     elif name == "time":
         raw.time_limit_s = parse_time_limit(value or "", opt)
-    elif name == "mem-per-gpu":
-        raw.mem_per_gpu_mib = _mem_mib(value or "", opt)
+    elif name in _SIZES:
+        setattr(raw, _SIZES[name], _mem_mib(value or "", opt))
+    elif name == "mem":
+        raw.mem_mib = _mem_mib(value or "", opt, zero_ok=True)
+    elif name in _COUNTS:
+        setattr(raw, _COUNTS[name], _int(value or "", opt, 1, 1_000_000))
+    elif name == "gpu-milli":
+        raw.gpu_milli = _int(value or "", opt, 1, 999)
+    elif name == "constraint":
+        raw.constraint = _constraint(value or "", opt)
     elif name == "job-name":
         raw.name = value or ""
     elif name == "priority":

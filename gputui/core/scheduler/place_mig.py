@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from gputui.core.scheduler.allocation import Allocation, GpuGrant, MigGrant, NodeGrant
 from gputui.core.scheduler.mig import free_starts, openness
-from gputui.core.scheduler.placement import Ask, gang
-from gputui.core.scheduler.policies.base import Policy
+from gputui.core.scheduler.placement import Ask, gang, host_take
+from gputui.core.scheduler.policies.base import NodeView, Policy
 from gputui.core.scheduler.state import ANY, ClusterState, GpuUnit, MigSlot, NodeState
 
 
@@ -41,6 +41,9 @@ def plan_node(state: ClusterState, node: NodeState, ask: Ask, policy: Policy) ->
     """Every MIG instance the request needs on this node, or None."""
     dynamic = state.config.mig_dynamic
     tag = ask.tag
+    host = host_take(node, ask.cpus, ask.mem)
+    if host is None:
+        return None
     gpus = [g for g in node.gpus if g.mig and not g.busy and not g.lost and (tag is None or tag in g.tags)]
     if not gpus:
         return None
@@ -48,7 +51,7 @@ def plan_node(state: ClusterState, node: NodeState, ask: Ask, policy: Policy) ->
     taken: set[int] = set()
     grants: list[GpuGrant] = []
     demands = sorted(ask.request.mig, key=lambda pc: -_size(pc[0]))
-    mem = ask.request.mem_per_gpu_mib
+    mem = ask.request.gpu_mem_mib
     for profile, count in demands:
         for _ in range(count):
             got = None
@@ -75,8 +78,8 @@ def plan_node(state: ClusterState, node: NodeState, ask: Ask, policy: Policy) ->
                 largest, total = max(largest, lg), total + tot
         after = (largest, total)
     grants.sort(key=lambda gr: (gr.index, gr.mig.gi_id if gr.mig else 0))
-    score = policy.node_score(node.counts.get(ANY, 0), after, 0)
-    return NodeGrant(node.name, tuple(grants)), score
+    ng = NodeGrant(node.name, tuple(grants), cpus=host[0], mem_mib=host[1])
+    return ng, policy.node_score(node.counts.get(ANY, 0), after, 0, NodeView(node, ng, state.config.workload))
 
 
 def _create(gpus: list[GpuUnit], drafts: dict[int, _Draft], profile: str, mem: int | None,

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from gputui.core.scheduler.allocation import Allocation, GpuGrant, MigGrant, NodeGrant
-from gputui.core.scheduler.placement import Ask, bits, candidate_nodes, gang
-from gputui.core.scheduler.policies.base import Policy
+from gputui.core.scheduler.placement import Ask, bits, candidate_nodes, gang, host_take
+from gputui.core.scheduler.policies.base import NodeView, Policy
 from gputui.core.scheduler.state import ANY, ClusterState, GpuUnit, NodeState
 
 
-def free_whole(node: NodeState, key: str, mem: int | None) -> list[GpuUnit]:
+def _free_whole(node: NodeState, key: str, mem: int | None) -> list[GpuUnit]:
     """GPUs of ``node`` free as a whole for index key ``key`` (and with at least ``mem`` MiB, if given)."""
     return [
         g for g in node.gpus
@@ -21,7 +21,7 @@ def _grants(gpus: list[GpuUnit]) -> tuple[GpuGrant, ...]:
 
 
 def _pick(node: NodeState, key: str, k: int, mem: int | None, policy: Policy) -> tuple[GpuGrant, ...] | None:
-    free = free_whole(node, key, mem)
+    free = _free_whole(node, key, mem)
     if len(free) < k:
         return None
     if len(free) > k:
@@ -31,17 +31,22 @@ def _pick(node: NodeState, key: str, k: int, mem: int | None, policy: Policy) ->
 
 def place_count(state: ClusterState, ask: Ask, policy: Policy) -> Allocation | None:
     req = ask.request
-    key, mem = ask.key, req.mem_per_gpu_mib
+    key, mem = ask.key, req.gpu_mem_mib
+    workload = state.config.workload
     if req.gpus_per_node is not None:
         k, n = req.gpus_per_node, req.nodes or 1
         if state.totals.get(key, 0) < k * n:
             return None
 
         def plan(node: NodeState) -> tuple[NodeGrant, tuple] | None:
+            host = host_take(node, ask.cpus, ask.mem)
+            if host is None:
+                return None
             got = _pick(node, key, k, mem, policy)
             if got is None:
                 return None
-            return NodeGrant(node.name, got), policy.node_score(node.counts.get(ANY, 0) - k, (0, 0), 0)
+            ng = NodeGrant(node.name, got, cpus=host[0], mem_mib=host[1])
+            return ng, policy.node_score(node.counts.get(ANY, 0) - k, (0, 0), 0, NodeView(node, ng, workload))
 
         return gang(state, ask, n, key, k, policy, plan)
     total = req.gpus or 0
@@ -49,16 +54,30 @@ def place_count(state: ClusterState, ask: Ask, policy: Policy) -> Allocation | N
         return None
     if req.nodes is None and not ask.required:
         for node in candidate_nodes(state, ask, key, total, policy.ascending):  # one node if one will do
+            host = host_take(node, ask.cpus, ask.mem)
+            if host is None:
+                continue
             got = _pick(node, key, total, mem, policy)
             if got is not None:
-                return Allocation((NodeGrant(node.name, got),))
+                return Allocation((NodeGrant(node.name, got, cpus=host[0], mem_mib=host[1]),))
     return _span(state, ask, total, policy)
 
 
 def _span(state: ClusterState, ask: Ask, total: int, policy: Policy) -> Allocation | None:
-    """A total over several nodes: as few nodes as possible (or exactly --nodes), the last one best-fit."""
-    req, key, mem = ask.request, ask.key, ask.request.mem_per_gpu_mib
+    """A total over several nodes: as few nodes as possible (or exactly --nodes), the last one best-fit.
+
+    Nodes are picked where one GPU's share of the host need fits; each node's real share is checked at the end.
+    """
+    req, key = ask.request, ask.key
     fixed = req.nodes
+    low_cpus, low_mem = ask.host_on(state, fixed or total, 1)
+
+    def free_whole(node: NodeState, key: str, mem: int | None) -> list[GpuUnit]:
+        if not node.host_fits(low_cpus, low_mem):
+            return []
+        return _free_whole(node, key, mem)
+
+    mem = req.gpu_mem_mib
     picks: list[tuple[NodeState, list[GpuUnit]]] = []
     for req_node in ask.required:
         free = free_whole(req_node, key, mem)
@@ -105,8 +124,11 @@ def _span(state: ClusterState, ask: Ask, total: int, policy: Policy) -> Allocati
         left -= extra
     out = []
     for (node, free), k in zip(picks, shares, strict=True):
+        host = host_take(node, *ask.host_on(state, len(picks), k))
+        if host is None:
+            return None
         free.sort(key=policy.whole_key, reverse=True)
-        out.append((node.idx, NodeGrant(node.name, _grants(free[:k]))))
+        out.append((node.idx, NodeGrant(node.name, _grants(free[:k]), cpus=host[0], mem_mib=host[1])))
     return Allocation(tuple(ng for _, ng in sorted(out, key=lambda t: t[0])))
 
 
@@ -117,13 +139,16 @@ def place_device(state: ClusterState, ask: Ask) -> Allocation | None:
     node = ask.required[0]
     if not ask.allowed & node.bit:
         return None
+    host = host_take(node, ask.cpus, ask.mem)
+    if host is None:
+        return None
     grants = []
     for idx in ask.request.gpu_ids:
         g = node.by_index.get(idx)
         if g is None or ANY not in g.contrib:
             return None
         grants.append(g)
-    return Allocation((NodeGrant(node.name, _grants(grants)),))
+    return Allocation((NodeGrant(node.name, _grants(grants), cpus=host[0], mem_mib=host[1]),))
 
 
 def node_grants_all(node: NodeState) -> tuple[GpuGrant, ...]:
@@ -149,7 +174,7 @@ def place_exclusive(state: ClusterState, ask: Ask, policy: Policy) -> Allocation
     chosen = list(ask.required)
     per_node = req.gpus_per_node or (0 if req.kind == "nodes" else 1)
     for n in chosen:
-        if n.counts.get(key, 0) < per_node:
+        if n.counts.get(key, 0) < per_node or not n.host_fits(ask.cpus, ask.mem):
             return None
     want_nodes = req.nodes
     total = req.gpus
@@ -168,6 +193,8 @@ def place_exclusive(state: ClusterState, ask: Ask, policy: Policy) -> Allocation
         for m in masks:
             for i in bits(m):
                 node = state.nodes[i]
+                if not node.host_fits(ask.cpus, ask.mem):
+                    continue
                 chosen.append(node)
                 have += node.counts.get(key, 0)
                 if done():
@@ -177,4 +204,7 @@ def place_exclusive(state: ClusterState, ask: Ask, policy: Policy) -> Allocation
     if not done() or (want_nodes is not None and len(chosen) != want_nodes):
         return None
     chosen.sort(key=lambda n: n.idx)
-    return Allocation(tuple(NodeGrant(n.name, node_grants_all(n), exclusive=True) for n in chosen))
+    return Allocation(tuple(
+        NodeGrant(n.name, node_grants_all(n), exclusive=True, cpus=n.cpus or ask.cpus, mem_mib=n.mem or 0)
+        for n in chosen
+    ))  # fmt: skip

@@ -6,9 +6,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from gputui.core.scheduler.allocation import Allocation, NodeGrant
+from gputui.core.scheduler.host import ALL_MEMORY, host_need
 from gputui.core.scheduler.policies.base import Policy
 from gputui.core.scheduler.request import JobRequest
-from gputui.core.scheduler.state import ANY, ClusterState, NodeState
+from gputui.core.scheduler.state import ANY, CPU, MILLI, MPS, SHARD, ClusterState, NodeState
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,6 +22,50 @@ class Ask:
     allowed: int  # nodes it may use
     required: tuple[NodeState, ...]  # nodes it must use (--nodelist)
     required_mask: int
+    cpus: int = 1  # host CPUs per node, for the usual number of GPUs per node (see :func:`host_on`)
+    mem: int = 0  # host memory per node, MiB (ALL_MEMORY: all of it)
+
+    def host_on(self, state: ClusterState, nodes: int, gpus_on_node: int) -> tuple[int, int]:
+        """(CPUs, MiB) per node when the job ends up on ``nodes`` nodes with ``gpus_on_node`` GPUs here."""
+        return host_need(self.request, nodes, gpus_on_node, state.config.default_mem_per_cpu_mib)
+
+
+def gpus_per_node(req: JobRequest) -> int:
+    """GPUs (or MIG instances, or shared GPUs) each node of the job holds; a spanning total counts as one node."""
+    kind = req.kind
+    if kind == "count":
+        return req.gpus_per_node if req.gpus_per_node is not None else (req.gpus or 0)
+    if kind == "device":
+        return len(req.gpu_ids)
+    if kind == "mig":
+        return sum(n for _, n in req.mig)
+    if kind == "mps":
+        return req.gpus_per_node or 1
+    if kind in ("shard", "milli"):
+        return 1
+    return 0
+
+
+def host_take(node: NodeState, cpus: int, mem: int) -> tuple[int, int] | None:
+    """The (CPUs, MiB) to take on ``node`` for a need of (``cpus``, ``mem``), or None when it does not fit."""
+    if mem == 0:  # the usual case, without the call
+        if node.cpus is not None and cpus > node.cpus_free:
+            return None
+        return cpus, 0
+    if not node.host_fits(cpus, mem):
+        return None
+    return cpus, ((node.mem or 0) if mem == ALL_MEMORY else mem)
+
+
+def constraint_mask(state: ClusterState, constraint: tuple[tuple[str, ...], ...]) -> int:
+    """Nodes that have every feature of at least one alternative."""
+    out = 0
+    for alt in constraint:
+        m = state.all_mask
+        for f in alt:
+            m &= state.feature_masks.get(f, 0)
+        out |= m
+    return out
 
 
 def prepare(state: ClusterState, request: JobRequest) -> Ask:
@@ -31,13 +76,23 @@ def prepare(state: ClusterState, request: JobRequest) -> Ask:
     if request.kind == "mig":
         key = "m:" + max(request.mig, key=lambda pc: (_size(pc[0]), pc[1]))[0]
     elif request.kind == "mps":
-        key = "mps"
+        key = MPS
+    elif request.kind == "cpu":
+        key = CPU
+        state.index_share(CPU)
+    elif request.kind in ("shard", "milli"):
+        key = SHARD if request.kind == "shard" else MILLI
+        state.index_share(key)
     else:
         key = "g:" + tag if tag else ANY
     required = tuple(state.by_name[n] for n in request.nodelist if n in state.by_name)
     req_mask = state.mask_of(request.nodelist)
     allowed = state.all_mask & ~state.mask_of(request.exclude)
-    return Ask(request, key, tag, allowed, required, req_mask)
+    if request.constraint:
+        allowed &= constraint_mask(state, request.constraint)
+    cpus, mem = host_need(request, request.node_count or 1, gpus_per_node(request),
+                          state.config.default_mem_per_cpu_mib)  # fmt: skip
+    return Ask(request, key, tag, allowed, required, req_mask, cpus, mem)
 
 
 def _size(profile: str) -> int:
@@ -60,6 +115,9 @@ def candidate_nodes(state: ClusterState, ask: Ask, key: str, at_least: int, asce
     nodes = state.nodes
     for m in state.nodes_with(key, at_least, others, ascending):
         for i in bits(m):
+            yield nodes[i]
+    if key == CPU:  # nodes whose CPUs are not known: no CPU constraint there
+        for i in bits(others & state.unknown_cpus):
             yield nodes[i]
 
 

@@ -2,7 +2,10 @@
 
 Per index key ("g:<type>" whole GPUs, "m:<profile>" MIG instances, "mps" MPS-ready GPUs) each node has a count,
 and ``buckets[key][c]`` is a bitmask of the nodes whose count is exactly ``c``: finding "a node with at least n
-free" is a few integer ANDs, whatever the cluster size.
+free" is a few integer ANDs, whatever the cluster size. Four more keys hold a per-node best instead of a sum:
+"mpsroom" (the most percentage left under 100 on one MPS-ready GPU) and, once a request of their kind is seen,
+"cpu" (free CPUs of nodes whose CPUs are known), "shard" and "milli" (the most free shards / thousandths on one
+GPU): a stream without CPU-only or fractional jobs pays nothing for those.
 """
 
 from __future__ import annotations
@@ -13,6 +16,10 @@ from gputui.core.scheduler.mig import placeable
 
 ANY = "g:*"
 MPS = "mps"
+CPU = "cpu"
+MPS_ROOM = "mpsroom"
+SHARD = "shard"
+MILLI = "milli"
 
 
 class MigSlot:
@@ -42,7 +49,8 @@ class GpuUnit:
     __slots__ = (
         "node", "index", "uuid", "name", "model", "memory_mib", "tags", "mig", "instances", "dyn_ok",
         "holder", "busy", "lost", "mps_on", "mps_pipe", "mps_jobs", "mps_pct", "mps_mem", "mps_clients",
-        "foreign_clients", "contrib", "pristine",
+        "foreign_clients", "contrib", "pristine", "shards", "shards_used", "shard_jobs", "milli_used", "milli_jobs",
+        "best",
     )  # fmt: skip
 
     def __init__(self, node: NodeState, index: int, uuid: str | None, name: str | None, model: GpuModel | None,
@@ -69,6 +77,12 @@ class GpuUnit:
         self.foreign_clients = 0
         self.contrib: dict[str, int] = {}
         self.pristine = True
+        self.shards = 0  # shards this GPU is cut into (Slurm's gres.conf Name=shard); 0: none
+        self.shards_used = 0
+        self.shard_jobs: dict[int, int] = {}  # job -> shards
+        self.milli_used = 0  # thousandths given to fractional-share jobs
+        self.milli_jobs: dict[int, int] = {}
+        self.best: tuple[int, int, int] = (0, 0, 0)  # what it adds to the node's best-of keys: MPS room, shards, milli
 
     @property
     def used_mask(self) -> int:
@@ -88,9 +102,11 @@ class GpuUnit:
 class NodeState:
     """One node: its GPUs, its counts per index key, and whether a job holds it exclusively."""
 
-    __slots__ = ("name", "idx", "bit", "gpus", "by_index", "counts", "exclusive", "unpristine", "releases")
+    __slots__ = ("name", "idx", "bit", "gpus", "by_index", "counts", "exclusive", "unpristine", "releases", "cpus",
+                 "cpus_free", "mem", "mem_free", "features", "jobs")  # fmt: skip
 
-    def __init__(self, name: str, idx: int) -> None:
+    def __init__(self, name: str, idx: int, cpus: int | None = None, mem: int | None = None,
+                 features: frozenset[str] = frozenset()) -> None:  # fmt: skip
         self.name = name
         self.idx = idx
         self.bit = 1 << idx
@@ -100,6 +116,20 @@ class NodeState:
         self.exclusive: int | None = None
         self.unpristine = 0
         self.releases = 0  # bumped when something here is freed: a job that did not fit here may fit now
+        self.cpus = cpus  # None: not known, so not a constraint
+        self.cpus_free = cpus or 0
+        self.mem = mem  # host memory, MiB; None: not known, so not a constraint
+        self.mem_free = mem or 0
+        self.features = features  # lower case: the manager's node features and every GPU type name here
+        self.jobs = 0  # jobs holding anything here (CPU-only jobs included)
+
+    def host_fits(self, cpus: int, mem: int) -> bool:
+        """Whether ``cpus`` CPUs and ``mem`` MiB (-1: all of it) are free here; unknown totals never bind."""
+        if self.cpus is not None and cpus > self.cpus_free:
+            return False
+        if self.mem is None:
+            return True
+        return self.mem_free == self.mem if mem < 0 else mem <= self.mem_free
 
 
 class ClusterState:
@@ -118,20 +148,48 @@ class ClusterState:
         self.indexed_tags: set[str] = {"*"}  # type names some request has used; only these are indexed
         self.known_profiles: set[str] = set()
         self.mps_gpus = 0
+        self.share_keys: set[str] = set()  # CPU / SHARD / MILLI once a request of that kind came: only then indexed
+        self.gpu_shares = False  # SHARD or MILLI is indexed
+        self.feature_masks: dict[str, int] = {}  # feature -> nodes having it
+        self.unknown_cpus = 0  # nodes whose CPUs are not known (no CPU constraint there)
 
     # -- building -------------------------------------------------------------------------------
-    def add_node(self, name: str) -> NodeState:
+    def add_node(self, name: str, cpus: int | None = None, mem: int | None = None,
+                 features: tuple[str, ...] = ()) -> NodeState:  # fmt: skip
         if name in self.by_name:
             raise ValueError(f"node {name} twice")
-        node = NodeState(name, len(self.nodes))
+        node = NodeState(name, len(self.nodes), cpus, mem, frozenset(f.lower() for f in features))
         self.nodes.append(node)
         self.by_name[name] = node
         self.all_mask |= node.bit
+        for f in node.features:
+            self.feature_masks[f] = self.feature_masks.get(f, 0) | node.bit
+        if cpus is None:
+            self.unknown_cpus |= node.bit
+        elif CPU in self.share_keys:
+            self._add(node, CPU, cpus)
+        self._refresh_idle(node)
         return node
+
+    def take_host(self, node: NodeState, cpus: int, mem: int, sign: int) -> None:
+        """Allocate (``sign`` 1) or free (-1) host CPUs and memory on ``node``, keeping the CPU index exact."""
+        if cpus and node.cpus is not None:
+            node.cpus_free -= sign * cpus
+            if CPU in self.share_keys:
+                self._add(node, CPU, -sign * cpus)
+        if mem and node.mem is not None:
+            node.mem_free -= sign * mem
+        node.jobs += sign
+        if node.jobs == (sign > 0):  # idleness can only change on the first job in or the last one out
+            self._refresh_idle(node)
 
     def add_gpu(self, node: NodeState, gpu: GpuUnit) -> None:
         node.gpus.append(gpu)
         node.by_index[gpu.index] = gpu
+        for t in gpu.tags:
+            if t != "*":
+                node.features |= {t}
+                self.feature_masks[t] = self.feature_masks.get(t, 0) | node.bit
         if not gpu.lost:
             self.known_tags.update(gpu.tags)
             if gpu.mps_on and not gpu.mig:
@@ -155,12 +213,12 @@ class ClusterState:
             if g.holder is not None:
                 return {}
             out: dict[str, int] = {}
-            if not g.mps_jobs and not g.foreign_clients:
+            if not (g.mps_jobs or g.foreign_clients or g.shards_used or g.milli_used):
                 indexed = self.indexed_tags
                 for t in g.tags:
                     if t in indexed:
                         out["g:" + t] = 1
-            if g.mps_on and g.mps_clients < cfg.mps_max_clients:
+            if g.mps_on and g.mps_clients < cfg.mps_max_clients and not (g.shards_used or g.milli_used):
                 out[MPS] = 1
             return out
         out = {}
@@ -177,9 +235,51 @@ class ClusterState:
                     out[k] = out.get(k, 0) + n
         return out
 
+    def best_of(self, g: GpuUnit) -> tuple[int, int, int]:
+        """What ``g`` offers to the node's best-of keys now: (MPS room under 100 %, free shards, free thousandths)."""
+        c = g.contrib
+        room = max(0, 100 - g.mps_pct) if MPS in c else 0
+        if g.lost or g.busy or g.mig or g.holder is not None or g.node.exclusive is not None:
+            return (room, 0, 0)
+        if g.mps_jobs or g.foreign_clients:
+            return (room, 0, 0)
+        shards = g.shards - g.shards_used if (g.shards and not g.milli_used and SHARD in self.share_keys) else 0
+        milli = 1000 - g.milli_used if (not g.shards_used and MILLI in self.share_keys) else 0
+        return (room, shards, milli)
+
+    def _refresh_best(self, node: NodeState) -> None:
+        counts = node.counts
+        room = shards = milli = 0
+        for x in node.gpus:
+            r, sh, mi = x.best
+            if r > room:
+                room = r
+            if sh > shards:
+                shards = sh
+            if mi > milli:
+                milli = mi
+        for key, n in ((MPS_ROOM, room), (SHARD, shards), (MILLI, milli)):
+            o = counts.get(key, 0)
+            if o != n:
+                self._add(node, key, n - o)
+
+    def index_share(self, key: str) -> None:
+        """Start indexing free CPUs, shards or thousandths (done once, when a request of that kind first comes)."""
+        if key in self.share_keys:
+            return
+        self.share_keys.add(key)
+        self.gpu_shares = self.gpu_shares or key != CPU
+        for node in self.nodes:
+            if key == CPU:
+                if node.cpus is not None and node.cpus_free:
+                    self._add(node, CPU, node.cpus_free)
+                continue
+            for g in node.gpus:
+                self.touch(g)
+
     @staticmethod
     def is_pristine(g: GpuUnit) -> bool:
-        if g.lost or g.busy or g.holder is not None or g.mps_jobs or g.foreign_clients:
+        if g.lost or g.busy or g.holder is not None or g.mps_jobs or g.foreign_clients or g.shards_used or g.milli_used:
             return False
         return all(s.holder is None and not s.busy and not s.created for s in g.instances)
 
@@ -214,6 +314,11 @@ class ClusterState:
                 if k not in old:
                     self._add(node, k, v)
             g.contrib = new
+        if g.mps_on or self.gpu_shares:  # only these GPUs ever offer anything to the best-of keys
+            b = self.best_of(g)
+            if b != g.best:
+                g.best = b
+                self._refresh_best(g.node)
         p = self.is_pristine(g)
         if p != g.pristine:
             g.pristine = p
@@ -221,7 +326,10 @@ class ClusterState:
             self._refresh_idle(g.node)
 
     def _refresh_idle(self, node: NodeState) -> None:
-        idle = node.unpristine == 0 and node.exclusive is None and bool(node.gpus)
+        idle = (
+            node.unpristine == 0 and node.exclusive is None and node.jobs == 0
+            and (bool(node.gpus) or node.cpus is not None)
+        )  # fmt: skip
         if idle:
             self.idle_mask |= node.bit
         elif self.idle_mask & node.bit:
@@ -273,13 +381,15 @@ class ClusterState:
         gpus = tuple(
             (n.name, g.index, g.holder, g.busy, tuple(sorted(g.mps_jobs.items())), g.mps_pct, g.mps_mem,
              g.mps_clients, tuple(sorted((s.gi_id or 0, s.name or "", s.mask, s.holder or 0, s.busy, s.created)
-                                       for s in g.instances)))
+                                       for s in g.instances)),
+             tuple(sorted(g.shard_jobs.items())), g.shards_used, tuple(sorted(g.milli_jobs.items())), g.milli_used)
             for n in self.nodes for g in n.gpus
         )  # fmt: skip
         buckets = tuple(sorted((k, tuple(v).__repr__()) for k, v in self.buckets.items() if any(v)))
         totals = tuple(sorted((k, v) for k, v in self.totals.items() if v))
         excl = tuple(n.exclusive for n in self.nodes)
-        return gpus, buckets, totals, self.idle_mask, excl
+        host = tuple((n.cpus_free, n.mem_free, n.jobs) for n in self.nodes)
+        return gpus, buckets, totals, self.idle_mask, excl, host
 
     def audit(self) -> None:
         """Recompute every index from scratch and raise AssertionError where the kept ones differ."""
@@ -287,14 +397,27 @@ class ClusterState:
         idle = 0
         for n in self.nodes:
             unpristine = 0
+            best = [0, 0, 0]
             for g in n.gpus:
                 contrib = self.contribution(g)
                 assert contrib == g.contrib, f"{n.name} GPU {g.index}: contribution {g.contrib} != {contrib}"
                 for k, v in contrib.items():
                     counts.setdefault(k, {})[n.idx] = counts.setdefault(k, {}).get(n.idx, 0) + v
                 unpristine += not self.is_pristine(g)
+                b = self.best_of(g)
+                assert b == g.best, f"{n.name} GPU {g.index}: best-of {g.best} != {b}"
+                best = [max(x, y) for x, y in zip(best, b, strict=True)]
+            for k, v in zip((MPS_ROOM, SHARD, MILLI), best, strict=True):
+                if v:
+                    counts.setdefault(k, {})[n.idx] = v
+            if n.cpus is not None:
+                assert 0 <= n.cpus_free <= n.cpus, f"{n.name}: {n.cpus_free} of {n.cpus} CPUs free"
+                if n.cpus_free and CPU in self.share_keys:
+                    counts.setdefault(CPU, {})[n.idx] = n.cpus_free
+            if n.mem is not None:
+                assert 0 <= n.mem_free <= n.mem, f"{n.name}: {n.mem_free} of {n.mem} MiB free"
             assert unpristine == n.unpristine, f"{n.name}: unpristine {n.unpristine} != {unpristine}"
-            if unpristine == 0 and n.exclusive is None and n.gpus:
+            if unpristine == 0 and n.exclusive is None and n.jobs == 0 and (n.gpus or n.cpus is not None):
                 idle |= n.bit
         assert idle == self.idle_mask, "idle mask out of date"
         for k, b in self.buckets.items():

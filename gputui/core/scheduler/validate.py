@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from gputui.core.scheduler.errors import RequestError
+from gputui.core.scheduler.host import ALL_MEMORY, host_need
 from gputui.core.scheduler.mig import placeable
-from gputui.core.scheduler.request import JobRequest
+from gputui.core.scheduler.placement import constraint_mask, gpus_per_node
+from gputui.core.scheduler.request import JobRequest, mib_text
 from gputui.core.scheduler.state import ClusterState
 
 
@@ -17,6 +19,13 @@ class StaticCapacity:
         self.mig_max: dict[str, int] = {}
         self.mps_max = 0
         self.nodes = len(state.nodes)
+        known_cpus = [n.cpus for n in state.nodes if n.cpus is not None]
+        known_mem = [n.mem for n in state.nodes if n.mem is not None]
+        # the most a node has; None when some node's is not known (then nothing is refused for it)
+        self.cpus_max = max(known_cpus) if known_cpus and len(known_cpus) == self.nodes else None
+        self.mem_max = max(known_mem) if known_mem and len(known_mem) == self.nodes else None
+        self.shards_max = max((g.shards for n in state.nodes for g in n.gpus if not g.lost), default=0)
+        self.plain_gpus = sum(1 for n in state.nodes for g in n.gpus if not g.lost and not g.mig)
         for node in state.nodes:
             tags: dict[str, int] = {}
             mig: dict[str, int] = {}
@@ -57,8 +66,49 @@ def _mig_potential(state: ClusterState, g) -> dict[str, int]:  # type: ignore[no
     return out
 
 
+def _cpu_option(req: JobRequest) -> str:
+    if req.cpus_per_gpu:
+        return "--cpus-per-gpu"
+    if req.ntasks_per_node:
+        return "--ntasks-per-node"
+    if req.ntasks and not req.cpus_per_task:
+        return "--ntasks"
+    return "--cpus-per-task" if req.cpus_per_task else "--ntasks"
+
+
+def _mem_option(req: JobRequest) -> str:
+    if req.mem_mib is not None:
+        return "--mem"
+    return "--mem-per-cpu" if req.mem_per_cpu_mib else ("--mem-per-gpu" if req.mem_per_gpu_mib else "--mem-per-cpu")
+
+
+def _check_host(state: ClusterState, cap: StaticCapacity, req: JobRequest) -> None:
+    """CPUs or memory per node that no node has: the least the job could need on one node is compared."""
+    if req.host_default and not state.config.default_mem_per_cpu_mib:
+        return  # one CPU, no memory: every node has that
+    per = 1 if (req.kind == "count" and req.gpus_per_node is None) else gpus_per_node(req)
+    nodes = req.node_count or (req.gpus or 1)
+    cpus, mem = host_need(req, nodes, per, state.config.default_mem_per_cpu_mib)
+    if cap.cpus_max is not None and cpus > cap.cpus_max:
+        raise RequestError(f"{_cpu_option(req)}: needs {cpus} CPUs on a node; the largest node has {cap.cpus_max}")
+    if cap.mem_max is not None and mem != ALL_MEMORY and mem > cap.mem_max:
+        raise RequestError(
+            f"{_mem_option(req)}: needs {mib_text(mem)} on a node; the largest node has {mib_text(cap.mem_max)}"
+        )
+
+
 def check(state: ClusterState, cap: StaticCapacity, req: JobRequest) -> None:
     """Raise :class:`RequestError` if ``req`` could not run even on an idle cluster."""
+    if req.constraint and not constraint_mask(state, req.constraint):
+        raise RequestError(f"--constraint: no node has {'|'.join('&'.join(a) for a in req.constraint)}")
+    _check_host(state, cap, req)
+    if req.kind == "shard":
+        if cap.shards_max == 0:
+            raise RequestError("--gres=shard: no GPU is cut into shards (Slurm's gres.conf Name=shard)")
+        if (req.shards or 0) > cap.shards_max:
+            raise RequestError(f"--gres=shard:{req.shards}: a GPU has at most {cap.shards_max} shards")
+    if req.kind == "milli" and cap.plain_gpus == 0:
+        raise RequestError("--gpu-milli: no GPU outside MIG mode to share")
     for opt, names in (("--nodelist", req.nodelist), ("--exclude", req.exclude)):
         for n in names:
             if n not in state.by_name:
@@ -67,7 +117,7 @@ def check(state: ClusterState, cap: StaticCapacity, req: JobRequest) -> None:
     if n_nodes > cap.nodes - len(req.exclude):
         raise RequestError(f"--nodes={n_nodes}: only {cap.nodes - len(req.exclude)} nodes may be used")
     tag = (req.gpu_type or "*").lower()
-    if req.kind in ("count", "mps") and tag not in cap.per_tag_max:
+    if req.kind in ("count", "mps", "shard", "milli") and tag not in cap.per_tag_max:
         raise RequestError(f"--gpus: no node has GPU type {req.gpu_type!r}")
     if req.kind == "count":
         if req.gpus_per_node is not None and req.gpus_per_node > cap.per_tag_max.get(tag, 0):

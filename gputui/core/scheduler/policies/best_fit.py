@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from gputui.core.scheduler.policies.base import NodeView
     from gputui.core.scheduler.state import GpuUnit
 
 
@@ -28,7 +29,7 @@ class BestFit:
     ascending = True
     candidates = 1
 
-    def node_score(self, free_whole_after: int, mig_after: tuple[int, int], mps_shared: int) -> tuple:
+    def node_score(self, free_whole_after: int, mig_after: tuple[int, int], mps_shared: int, view: NodeView) -> tuple:
         return (-free_whole_after,)
 
     def whole_key(self, g: GpuUnit) -> tuple:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from gputui.core.scheduler.policies.base import NodeView
     from gputui.core.scheduler.state import GpuUnit
 
 
@@ -32,7 +33,7 @@ class Fragmentation:
     ascending = True
     candidates = 8
 
-    def node_score(self, free_whole_after: int, mig_after: tuple[int, int], mps_shared: int) -> tuple:
+    def node_score(self, free_whole_after: int, mig_after: tuple[int, int], mps_shared: int, view: NodeView) -> tuple:
         return node_score(free_whole_after, mig_after, mps_shared)
 
     def whole_key(self, g: GpuUnit) -> tuple:

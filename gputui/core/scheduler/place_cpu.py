@@ -1,0 +1,26 @@
+"""CPU-only jobs: CPUs and host memory on as many nodes as asked, never a GPU."""
+
+from __future__ import annotations
+
+from gputui.core.scheduler.allocation import Allocation, NodeGrant
+from gputui.core.scheduler.placement import Ask, gang, host_take
+from gputui.core.scheduler.policies.base import NodeView, Policy
+from gputui.core.scheduler.state import ANY, CPU, ClusterState, NodeState
+
+
+def place(state: ClusterState, ask: Ask, policy: Policy) -> Allocation | None:
+    n = ask.request.nodes or 1
+    if state.top(CPU) < ask.cpus and not state.unknown_cpus:
+        return None  # no node has that many CPUs free: answered without looking at one
+    workload = state.config.workload
+
+    def plan(node: NodeState) -> tuple[NodeGrant, tuple] | None:
+        if node.exclusive is not None:
+            return None
+        host = host_take(node, ask.cpus, ask.mem)
+        if host is None:
+            return None
+        ng = NodeGrant(node.name, (), cpus=host[0], mem_mib=host[1])
+        return ng, policy.node_score(node.counts.get(ANY, 0), (0, 0), 0, NodeView(node, ng, workload))
+
+    return gang(state, ask, n, CPU, ask.cpus, policy, plan)
