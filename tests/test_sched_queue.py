@@ -123,7 +123,7 @@ def test_decision_environment_for_whole_gpus():
     assert env["SLURM_JOB_NODELIST"] == "node[01-02]" and env["SLURM_JOB_NUM_NODES"] == "2"
     assert env["SLURM_NODEID"] == "1" and env["SLURM_JOB_GPUS"] == "0,1" and env["SLURM_GPUS_ON_NODE"] == "2"
     assert "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE" not in env
-    assert d.warnings == ("ignored (no effect on GPU placement): --partition",)
+    assert d.warnings == ("ignored (no effect on placement): --partition",)
 
 
 def test_decision_environment_for_mig():

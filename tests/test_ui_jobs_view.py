@@ -72,11 +72,11 @@ async def test_the_detail_pane_shows_request_allocation_environment_and_explanat
         await settle(app, pilot)
         text = detail_text(app)
         assert f"Job {job.id}  train  alice  RUNNING" in text
-        assert "Request    1 GPU(s)" in text
+        assert "Request    1 GPU(s); 8 GiB per GPU" in text  # host memory, as Slurm means --mem-per-gpu
         assert "Options    --gpus=1 --mem-per-gpu=8G -t 5:00 -J train" in text
         assert "Command    python train.py --lr 3e-4" in text
-        assert "Allocation testnode:0" in text
-        assert "Why        running on testnode:0 for 0 s" in text
+        assert "Allocation testnode:0 (1 CPU, 8 GiB)" in text
+        assert "Why        running on testnode:0 (1 CPU, 8 GiB) for 0 s" in text
         assert "Environment on testnode" in text and "CUDA_VISIBLE_DEVICES=GPU-test-0" in text
         assert f"SLURM_JOB_ID={job.id}" in text
         assert "(a simulated job writes no output)" in text

@@ -66,7 +66,7 @@ async def test_typing_shows_the_parsers_errors_under_their_fields_and_a_live_pre
     async with app.run_test(size=SIZE) as pilot:
         d = await open_dialog(app, pilot)
         assert d.query_one("#f-name", Input).has_focus
-        assert shown(d, "submit-problem") == "no GPUs requested: use --gpus, --gpus-per-node, --gres or --exclusive"
+        assert shown(d, "submit-problem") == ""  # an empty form is a CPU-only job of one CPU
         await type_into(pilot, d, "gpus", "x")
         assert problem(d, "GPUs") == "--gpus: count 'x' is not a whole number"
         assert d.query_one("#f-gpus", Input).has_class("-problem")
@@ -101,7 +101,7 @@ async def test_enter_submits_and_the_job_is_in_the_jobs_view_at_once(svc) -> Non
         assert not isinstance(app.screen, SubmitDialog)
         (rec,) = svc.list()
         assert (rec.name, rec.command, rec.options) == (
-            "train", ("python", "train.py", "--lr", "0.1"), "--job-name=train --gpus=2 --mem-per-gpu=8G --time=30:00",
+            "train", ("python", "train.py", "--lr", "0.1"), "--job-name=train --gpus=2 --gpu-mem=8G --time=30:00",
         )  # fmt: skip
         view = app.query_one(JobsView)
         assert view.selected_job is not None and view.selected_job.id == rec.id
@@ -189,7 +189,8 @@ async def test_escape_closes_without_submitting_and_a_refused_submit_keeps_the_f
 def test_check_form_puts_each_parser_message_under_its_field() -> None:
     cases = [
         (JobForm(gpus="2"), {}),
-        (JobForm(), {WHOLE: "no GPUs requested: use --gpus, --gpus-per-node, --gres or --exclusive"}),
+        (JobForm(), {}),  # a CPU-only job of one CPU
+        (JobForm(extra="--cpus-per-gpu=4"), {"extra": "--cpus-per-gpu: the job asks for no GPU (use --cpus-per-task)"}),
         (JobForm(gpus="abc", time="zz", mps_percent="150"), {"gpus", "time", "mps_percent"}),
         (JobForm(nodes="x", gpus_per_node="2"), {"nodes"}),
         (JobForm(nodelist="n[1-", gpus="1"), {"nodelist"}),

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-SYNTHETIC_HELP = "HOSTLIST:GPUS:MODEL[:mps|:mig=P+P...], e.g. 'node[01-04]:8:A100-40GB' (repeat for several groups)"
+SYNTHETIC_HELP = (
+    "HOSTLIST:GPUS:MODEL[:mps|:mig=P+P...][:cpus=N][:mem=SIZE][:features=F+F...], e.g. 'node[01-04]:8:A100-40GB' "
+    "(repeat for several groups; CPUs and memory default to what such a server has)"
+)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -22,8 +25,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _synthetic(specs: list[str]):  # type: ignore[no-untyped-def]
+    from dataclasses import replace
+
     from gputui.core.errors import GputuiError
     from gputui.core.scheduler.build import GpuSpec, NodeSpec, nodes_from_pattern
+
+    from gputui.core.scheduler.errors import RequestError
+    from gputui.core.scheduler.options import mem_mib
 
     nodes: list[NodeSpec] = []
     for spec in specs:
@@ -31,6 +39,9 @@ def _synthetic(specs: list[str]):  # type: ignore[no-untyped-def]
         if len(parts) < 3 or not parts[1].isdigit():
             raise GputuiError(f"--synthetic: expected {SYNTHETIC_HELP}, got {spec!r}")
         mps, mig = False, None
+        cpus: int | None = None
+        mem: int | None = None
+        features: tuple[str, ...] = ()
         for extra in parts[3:]:
             if extra == "mps":
                 mps = True
@@ -38,9 +49,19 @@ def _synthetic(specs: list[str]):  # type: ignore[no-untyped-def]
                 mig = tuple(p for p in extra[4:].split("+") if p)
             elif extra == "mig":
                 mig = ()
+            elif extra.startswith("cpus=") and extra[5:].isdigit() and int(extra[5:]) > 0:
+                cpus = int(extra[5:])
+            elif extra.startswith("mem="):
+                try:
+                    mem = mem_mib(extra[4:], "--synthetic mem")
+                except RequestError as e:
+                    raise GputuiError(str(e)) from None
+            elif extra.startswith("features="):
+                features = tuple(f for f in extra[9:].split("+") if f)
             else:
                 raise GputuiError(f"--synthetic: unknown flag {extra!r} in {spec!r}")
-        nodes += nodes_from_pattern(parts[0], [GpuSpec(model=parts[2], mps=mps, mig=mig)] * int(parts[1]))
+        group = nodes_from_pattern(parts[0], [GpuSpec(model=parts[2], mps=mps, mig=mig)] * int(parts[1]), cpus, mem)
+        nodes += [replace(n, features=features) for n in group] if features else group
     return nodes
 
 
@@ -52,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
     from gputui.core.scheduler.build import state_from_snapshot, state_from_specs
     from gputui.core.scheduler.explain import explain
     from gputui.core.scheduler.hostlist import compress_hostlist
+    from gputui.core.scheduler.request import mib_text
 
     config = SchedulerConfig(mig_dynamic=args.dynamic_mig, foreign_busy=not args.ignore_foreign, policy=args.policy)
     if args.synthetic:
@@ -91,6 +113,10 @@ def run(args: argparse.Namespace) -> int:
     d = decisions[0]
     print(f"would start now on {compress_hostlist(d.allocation.node_names)} ({request.describe()})")
     for ng in d.allocation.nodes:
+        node = state.by_name[ng.node]
+        cpus = f"{ng.cpus} of {node.cpus_free + ng.cpus} free CPUs" if node.cpus is not None else f"{ng.cpus} CPUs"
+        mem = f"{mib_text(ng.mem_mib)} of {mib_text(node.mem_free + ng.mem_mib)} free memory" if ng.mem_mib else ""
+        print(f"  {ng.node}: {cpus}" + (f", {mem}" if mem else "") + ("" if ng.gpus else ", no GPU"))
         for g in ng.gpus:
             what = "whole GPU"
             if g.mig is not None:
@@ -98,6 +124,10 @@ def run(args: argparse.Namespace) -> int:
                 what += " (to be created)" if g.mig.created else ""
             elif g.mps_percent is not None:
                 what = f"MPS {g.mps_percent} %"
+            elif g.shards is not None:
+                what = f"{g.shards} shard(s)"
+            elif g.milli is not None:
+                what = f"{g.milli / 10:.1f} % of the GPU"
             print(f"  {ng.node} GPU {g.index} {g.uuid or ''}  {what}")
         env = d.env_for(ng.node)
         for k in sorted(env):

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from gputui.core.scheduler.allocation import Allocation, GpuGrant
+from gputui.core.scheduler.allocation import Allocation, GpuGrant, NodeGrant
 from gputui.core.scheduler.hostlist import compress_hostlist
-from gputui.core.scheduler.request import JobRequest
+from gputui.core.scheduler.request import JobRequest, mib_text
 from gputui.core.scheduler.timespec import format_duration
 
 #: squeue's two-letter state codes.
 STATE_CODES = {"PENDING": "PD", "RUNNING": "R", "COMPLETED": "CD", "FAILED": "F", "CANCELLED": "CA"}
 
 #: request kind -> the granularity a jobs view shows.
-GRANULARITY = {"count": "node", "nodes": "node", "device": "device", "mig": "MIG", "mps": "MPS"}
+GRANULARITY = {"count": "node", "nodes": "node", "device": "device", "mig": "MIG", "mps": "MPS", "cpu": "CPU",
+               "shard": "shard", "milli": "share"}  # fmt: skip
 
 
 def granularity(request: JobRequest) -> str:
@@ -23,7 +24,21 @@ def _grant_text(g: GpuGrant) -> str:
         return f"{g.index}[{g.mig.profile} GI {g.mig.gi_id}]"
     if g.mps_percent is not None:
         return f"{g.index}[MPS {g.mps_percent}%]"
+    if g.shards is not None:
+        return f"{g.index}[{g.shards} shard{'s' if g.shards != 1 else ''}]"
+    if g.milli is not None:
+        return f"{g.index}[{g.milli / 1000:.3f} GPU]"
     return str(g.index)
+
+
+def host_text(ng: NodeGrant) -> str:
+    """'4 CPUs, 8 GiB' of one node's part; '' for the default one CPU and no memory of a GPU job."""
+    if ng.gpus and ng.cpus <= 1 and not ng.mem_mib:
+        return ""
+    parts = [f"{ng.cpus} CPU{'s' if ng.cpus != 1 else ''}"]
+    if ng.mem_mib:
+        parts.append(mib_text(ng.mem_mib))
+    return ", ".join(parts)
 
 
 def allocation_text(alloc: Allocation | None) -> str:
@@ -32,8 +47,12 @@ def allocation_text(alloc: Allocation | None) -> str:
         return ""
     parts = []
     for ng in alloc.nodes:
+        host = "" if ng.exclusive else host_text(ng)
+        if not ng.gpus and not ng.exclusive:
+            parts.append(f"{ng.node} ({host})")
+            continue
         gpus = ",".join(_grant_text(g) for g in ng.gpus)
-        parts.append(f"{ng.node}:{gpus}" + (" (whole node)" if ng.exclusive else ""))
+        parts.append(f"{ng.node}:{gpus}" + (" (whole node)" if ng.exclusive else (f" ({host})" if host else "")))
     return " ".join(parts)
 
 

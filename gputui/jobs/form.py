@@ -24,7 +24,7 @@ class JobForm:
     mig_profile: str = ""  # "3g.20gb"
     mig_count: str = ""  # instances of mig_profile per node (default 1)
     mps_percent: str = ""
-    mem_per_gpu: str = ""  # "10G"
+    mem_per_gpu: str = ""  # "10G": GPU memory per GPU (--gpu-mem); host memory goes in extra (--mem)
     time: str = ""  # "1:00:00"
     priority: str = ""
     extra: str = ""  # further Slurm options, pasted as one line
@@ -33,7 +33,7 @@ class JobForm:
 #: form field -> the option it becomes
 _OPTIONS = (
     ("name", "--job-name"), ("gpus", "--gpus"), ("gpus_per_node", "--gpus-per-node"), ("nodes", "--nodes"),
-    ("nodelist", "--nodelist"), ("gpu_ids", "--gpu-ids"), ("mem_per_gpu", "--mem-per-gpu"), ("time", "--time"),
+    ("nodelist", "--nodelist"), ("gpu_ids", "--gpu-ids"), ("mem_per_gpu", "--gpu-mem"), ("time", "--time"),
     ("priority", "--priority"),
 )  # fmt: skip
 

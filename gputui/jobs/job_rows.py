@@ -42,7 +42,11 @@ def record_values(rec: JobRecord) -> dict[str, Any]:
 # distinct text once.
 @lru_cache(maxsize=8192)
 def _request(text: str) -> JobRequest:
-    return from_data(JobRequest, json.loads(text))
+    data = json.loads(text)
+    if isinstance(data, dict) and "gpu_mem_mib" not in data and data.get("mem_per_gpu_mib") is not None:
+        # stored before --mem-per-gpu took Slurm's meaning (host memory): it was the GPU memory, now --gpu-mem
+        data["gpu_mem_mib"] = data.pop("mem_per_gpu_mib")
+    return from_data(JobRequest, data)
 
 
 @lru_cache(maxsize=8192)

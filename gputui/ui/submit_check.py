@@ -20,7 +20,7 @@ WHOLE = ""
 #: option (as the parser names it) -> the form field it comes from
 OPTION_FIELDS = {
     "--job-name": "name", "--gpus": "gpus", "--gpus-per-node": "gpus_per_node", "--nodes": "nodes",
-    "--nodelist": "nodelist", "--gpu-ids": "gpu_ids", "--mem-per-gpu": "mem_per_gpu", "--time": "time",
+    "--nodelist": "nodelist", "--gpu-ids": "gpu_ids", "--gpu-mem": "mem_per_gpu", "--time": "time",
     "--priority": "priority",
 }  # fmt: skip
 FORM_FIELDS = tuple(f.name for f in fields(JobForm))

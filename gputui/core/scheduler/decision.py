@@ -57,8 +57,9 @@ def node_environment(job_id: int, request: JobRequest, alloc: Allocation, node_p
     for g in ng.gpus:
         devices.extend(_device(ng, g))
     indices = sorted({g.index for g in ng.gpus})
-    env["CUDA_VISIBLE_DEVICES"] = ",".join(devices)
-    env["GPU_DEVICE_ORDINAL"] = ",".join(str(i) for i in indices)
+    env["CUDA_VISIBLE_DEVICES"] = ",".join(devices)  # empty for a CPU-only job: CUDA then sees no GPU
+    if ng.gpus:
+        env["GPU_DEVICE_ORDINAL"] = ",".join(str(i) for i in indices)
     mps = [g.mps_percent for g in ng.gpus if g.mps_percent is not None]
     if mps:
         env["CUDA_MPS_ACTIVE_THREAD_PERCENTAGE"] = str(mps[0])
@@ -71,8 +72,20 @@ def node_environment(job_id: int, request: JobRequest, alloc: Allocation, node_p
     env["SLURM_JOB_NUM_NODES"] = env["SLURM_NNODES"] = str(len(alloc.nodes))
     env["SLURM_NODEID"] = str(node_pos)
     env["SLURMD_NODENAME"] = ng.node
-    env["SLURM_JOB_GPUS"] = env["SLURM_STEP_GPUS"] = ",".join(str(i) for i in indices)
-    env["SLURM_GPUS_ON_NODE"] = str(len(devices))
+    if ng.gpus:
+        env["SLURM_JOB_GPUS"] = env["SLURM_STEP_GPUS"] = ",".join(str(i) for i in indices)
+        env["SLURM_GPUS_ON_NODE"] = str(len(devices))
+    shards = sum(g.shards for g in ng.gpus if g.shards is not None)
+    if shards:
+        env["SLURM_SHARDS_ON_NODE"] = str(shards)
+    if ng.cpus:
+        env["SLURM_CPUS_ON_NODE"] = str(ng.cpus)
+    if ng.mem_mib:
+        env["SLURM_MEM_PER_NODE"] = str(ng.mem_mib)
+    if request.ntasks:
+        env["SLURM_NTASKS"] = env["SLURM_NPROCS"] = str(request.ntasks)
+    if request.cpus_per_task:
+        env["SLURM_CPUS_PER_TASK"] = str(request.cpus_per_task)
     return env
 
 
@@ -80,5 +93,5 @@ def make_decision(job_id: int, request: JobRequest, alloc: Allocation, now: floa
                   warnings: tuple[str, ...] = ()) -> Decision:  # fmt: skip
     notes = list(warnings)
     if request.ignored:
-        notes.append("ignored (no effect on GPU placement): " + ", ".join(dict.fromkeys(request.ignored)))
+        notes.append("ignored (no effect on placement): " + ", ".join(dict.fromkeys(request.ignored)))
     return Decision(job_id, now, alloc, request, backfilled, tuple(notes))

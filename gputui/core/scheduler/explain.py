@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gputui.core.scheduler.host import ALL_MEMORY
 from gputui.core.scheduler.jobs import PENDING, Job
+from gputui.core.scheduler.request import mib_text
 from gputui.core.scheduler.state import ANY, MPS, ClusterState, GpuUnit, NodeState
 from gputui.core.scheduler.timespec import format_duration
 
@@ -96,6 +98,16 @@ def _mps_detail(state: ClusterState, job: Job) -> str:
     return line + (" (" + "; ".join(notes) + ")" if notes else "")
 
 
+def _share_detail(state: ClusterState, job: Job) -> str:
+    req = job.request
+    shard = req.kind == "shard"
+    nodes = [n for n in (job.ask.required or state.nodes) if job.ask.allowed & n.bit]
+    most = max((g.best[1] if shard else g.best[2] for n in nodes for g in n.gpus), default=0)
+    if shard:
+        return f"the most free shards on one GPU: {most}"
+    return f"the most free on one GPU: {most / 1000:.3f}"
+
+
 def _device_detail(state: ClusterState, job: Job) -> str:
     node = job.ask.required[0]
     taken = []
@@ -104,6 +116,33 @@ def _device_detail(state: ClusterState, job: Job) -> str:
         if ANY not in g.contrib:
             taken.append(f"GPU {i} {_holders(g) or 'not free'}")
     return "; ".join(taken) or "the GPUs are free"
+
+
+def _host_detail(state: ClusterState, job: Job) -> str:
+    """Where CPUs or memory are what is missing: the allowed node with the most free CPUs, in words; '' if no
+    allowed node lacks them."""
+    ask = job.ask
+    nodes = [n for n in (ask.required or state.nodes) if ask.allowed & n.bit]
+    short = [n for n in nodes if not n.host_fits(ask.cpus, ask.mem)]
+    if not short:
+        return ""
+    best = max(short, key=lambda n: (n.cpus_free if n.cpus is not None else 1 << 30, n.mem_free, -n.idx))
+    parts = []
+    if best.cpus is not None:
+        parts.append(f"{best.cpus_free} free CPU{'s' if best.cpus_free != 1 else ''} (of {best.cpus})")
+    if best.mem is not None and ask.mem:
+        parts.append(f"{mib_text(best.mem_free)} free memory (of {mib_text(best.mem)})")
+    need = f"{ask.cpus} CPU{'s' if ask.cpus != 1 else ''}"
+    if ask.mem == ALL_MEMORY:
+        need += " and all of a node's memory"
+    elif ask.mem:
+        need += f" and {mib_text(ask.mem)}"
+    where = f"{len(short)} of {len(nodes)} allowed node(s) lack them" if len(nodes) > 1 else "it lacks them"
+    return f"needs {need} on a node; {best.name} has {', '.join(parts) or 'them'}; {where}"
+
+
+def _cpu_detail(state: ClusterState, job: Job) -> str:
+    return _host_detail(state, job) or "the CPUs are free, but not on the nodes it may use together"
 
 
 def _nodes_detail(state: ClusterState, job: Job) -> str:
@@ -138,10 +177,13 @@ def explain(scheduler, job_id: int, now: float) -> Explanation:  # type: ignore[
         down = [n.name for n in job.ask.required if all(g.lost for g in n.gpus)]
         return Explanation(job_id, job.state, job.reason, f"{need}; required node(s) not available: {', '.join(down)}")
     detail = {
-        "mig": _mig_detail, "mps": _mps_detail, "device": _device_detail, "nodes": _nodes_detail,
+        "mig": _mig_detail, "mps": _mps_detail, "device": _device_detail, "nodes": _nodes_detail, "cpu": _cpu_detail,
+        "shard": _share_detail, "milli": _share_detail,
     }.get(req.kind, _whole_detail)(state, job)  # fmt: skip
     if req.exclusive and req.kind == "count":
         detail = _nodes_detail(state, job)
+    if req.kind != "cpu" and (host := _host_detail(state, job)):
+        detail += "; " + host
     text = f"{need}; {detail}"
     if job.reason == "Priority":  # behind the first waiting job, as in Slurm's queue
         head = scheduler.head

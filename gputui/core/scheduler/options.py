@@ -48,7 +48,7 @@ def tokenize(text: str) -> list[str]:
         raise RequestError(f"cannot split options: {e}") from None
 
 
-def _mem_mib(text: str, option: str, zero_ok: bool = False) -> int:
+def mem_mib(text: str, option: str, zero_ok: bool = False) -> int:
     m = re.fullmatch(r"(\d{1,12})([KMGT]?)B?", text.strip(), re.IGNORECASE)
     if not m:
         raise RequestError(f"{option}: cannot read size {text!r} (use e.g. 8G or 8000M)")
@@ -145,9 +145,9 @@ def _apply(raw: RawOptions, name: str, value: str | None) -> None:
     elif name == "time":
         raw.time_limit_s = parse_time_limit(value or "", opt)
     elif name in _SIZES:
-        setattr(raw, _SIZES[name], _mem_mib(value or "", opt))
+        setattr(raw, _SIZES[name], mem_mib(value or "", opt))
     elif name == "mem":
-        raw.mem_mib = _mem_mib(value or "", opt, zero_ok=True)
+        raw.mem_mib = mem_mib(value or "", opt, zero_ok=True)
     elif name in _COUNTS:
         setattr(raw, _COUNTS[name], _int(value or "", opt, 1, 1_000_000))
     elif name == "gpu-milli":
