@@ -37,6 +37,8 @@ NODES: tuple[tuple[str, str, int, tuple[tuple[str | None, str], ...]], ...] = (
     ),
     ("node04", "gpu:2,mps:200", 2, ((None, "nvidia[0-1]"),)),
 )
+#: Features= of each node: GPU models as a site would label them for --constraint, and what else the node offers
+FEATURES = {"node01": "a100,nvlink", "node02": "a100", "node03": "a100,mig", "node04": "mps"}
 FINISHED = frozenset({"COMPLETED", "CANCELLED", "FAILED", "TIMEOUT", "NODE_FAIL", "PREEMPTED", "BOOT_FAIL", "OOM"})
 # A Unix socket path must fit in sun_path (108 bytes with its NUL).
 MAX_SOCKET_PATH = 100
@@ -200,7 +202,7 @@ class SlurmLab:
         for (name, node_gres, devices, lines), port in zip(NODES, node_ports, strict=True):
             conf.append(
                 f"NodeName={name} NodeHostname={self.hostname} NodeAddr=127.0.0.1 Port={port} Sockets=2 "
-                f"CoresPerSocket=8 ThreadsPerCore=1 RealMemory=64000 Gres={node_gres}"
+                f"CoresPerSocket=8 ThreadsPerCore=1 RealMemory=64000 Features={FEATURES[name]} Gres={node_gres}"
             )
             (lab / "spool" / name).mkdir(parents=True, exist_ok=True)
             dev = lab / "dev" / name

@@ -297,6 +297,9 @@ def test_adapter_snapshot_carries_node_cpus_memory_and_their_allocation(adapter:
     # CR_Core: memory is no consumable in the lab, so Slurm's AllocMem stays 0 under --mem (checked on 22.05.8)
     assert json_nodes["node02"].resources == NodeResources(16, 64000, 4, 0)
     assert json_nodes["node01"].resources == idle
+    assert {k: v.features for k, v in json_nodes.items()} == {
+        "node01": ("a100", "nvlink"), "node02": ("a100",), "node03": ("a100", "mig"), "node04": ("mps",),
+    }  # fmt: skip
     text = SlurmSource(adapter.lab.env, nvml=None, mode="text")
     assert {n.name: (n.resources, n.features) for n in text.poll().nodes} == {
         k: (v.resources, v.features) for k, v in json_nodes.items()

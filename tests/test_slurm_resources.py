@@ -23,16 +23,21 @@ LAB = {"node01": (16, 2, 64000, 0), "node02": (16, 1, 64000, 0), "node03": (16, 
        "node04": (16, 2, 64000, 0)}  # fmt: skip
 
 
+#: the lab's Features= (tests/slurm_lab.py), as Slurm reports them
+FEATURES = {"node01": ("a100", "nvlink"), "node02": ("a100",), "node03": ("a100", "mig"), "node04": ("mps",)}
+
+
 def figures(nodes) -> dict:
     return {n.name: (n.cpus, n.cpus_alloc, n.memory_mib, n.memory_alloc_mib) for n in nodes}
 
 
 def test_22_05_json_and_both_text_outputs_give_cpus_and_memory():
-    assert figures(nodes_from_json(json.loads((SLURM / "22.05-sinfo.json").read_text()))) == LAB
+    nodes = nodes_from_json(json.loads((SLURM / "22.05-sinfo.json").read_text()))
+    assert figures(nodes) == LAB and {n.name: n.features for n in nodes} == FEATURES
     for name in ("22.05-scontrol-d-show-node.txt", "22.05-scontrol-show-node.txt"):
         nodes = nodes_from_text((SLURM / name).read_text())
         assert figures(nodes) == LAB, name
-        assert all(n.features == () for n in nodes)  # ActiveFeatures=(null) on the lab
+        assert {n.name: n.features for n in nodes} == FEATURES, name
 
 
 def test_snapshot_carries_slurm_resources(conf):  # noqa: F811
@@ -40,7 +45,7 @@ def test_snapshot_carries_slurm_resources(conf):  # noqa: F811
     n1 = snap.node("node01")
     assert n1.resources == NodeResources(cpus=16, memory_mib=64000, cpus_alloc=2, memory_alloc_mib=0)
     assert n1.resources.memory_used_mib is None  # Slurm does not say what the OS has in use
-    assert n1.features == ()
+    assert n1.features == ("a100", "nvlink")
 
 
 def test_features_from_json_strings_lists_and_text():

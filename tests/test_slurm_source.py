@@ -48,7 +48,7 @@ def conf(tmp_path) -> Path:
 def open_lab(conf: Path, fake: FakeSlurm | None = None, **kw) -> tuple[SlurmSource, FakeSlurm]:
     fake = fake or FakeSlurm(lab_answers())
     kw.setdefault("nvml", None)
-    src = SlurmSource({"PATH": "/usr/bin"}, conf_path=conf, runner=fake, clock=lambda: 1795984880.0, **kw)
+    src = SlurmSource({"PATH": "/usr/bin"}, conf_path=conf, runner=fake, clock=lambda: 1796122497.0, **kw)
     return src, fake
 
 
@@ -79,7 +79,7 @@ def test_snapshot_from_the_22_05_fixtures(conf):
     assert (g.utilization_gpu, g.memory_used_mib, g.memory_total_mib, g.temperature_c, g.power_draw_w) == (
         None, None, None, None, None,
     )  # fmt: skip
-    assert snap.timestamp == 1795984880.0
+    assert snap.timestamp == 1796122497.0
     poll = src.last
     assert poll is not None and poll.snapshot is snap and [j.id for j in poll.jobs] == list(range(1, 11))
     assert poll.hidden_busy == frozenset()  # every GPU in use is held by a job squeue shows

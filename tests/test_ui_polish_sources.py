@@ -25,7 +25,7 @@ from gputui.ui.occupancy import holder_summary
 from gputui.ui.overview import OverviewTable
 
 SIZE = (160, 50)
-T0 = 1795984880.0
+T0 = 1796122497.0
 
 
 def slurm_source(tmp_path: Path) -> SlurmSource:
