@@ -1,8 +1,11 @@
 """Scheduler benchmark: decisions per second on synthetic clusters of 10 to 10,000 nodes x 8 GPUs.
 
-A quarter of the nodes are MIG-partitioned, an eighth run MPS on every GPU, the rest are plain. A mixed stream
-(single-node counts, multi-node gangs, device requests, MIG instances, MPS shares) arrives at a rate that keeps
-the cluster busy, jobs end before their limits, and every submit, pass and finish is timed. Time is simulated.
+A quarter of the nodes are MIG-partitioned, an eighth run MPS on every GPU, the rest are plain; each node has the
+CPUs and memory of such a server (``build.host_defaults``) and its plain GPUs are cut into 8 shards. A mixed stream
+(single-node counts, multi-node gangs, device requests, MIG instances, MPS shares; with ``--stream new`` also
+CPU- and memory-bound GPU jobs, CPU-only jobs, shards and thousandths of a GPU) arrives at a rate that keeps the
+cluster busy, jobs end before their limits, and every submit, pass and finish is timed. Time is simulated.
+``--share-cost`` times one placement of a fractional share against one of a whole GPU on the same busy cluster.
 """
 
 from __future__ import annotations
@@ -24,6 +27,14 @@ MPS = GpuSpec(mps=True)
 MIG = GpuSpec(mig=("3g.20gb", "2g.10gb", "1g.5gb", "1g.5gb"))
 
 
+#: What ``--stream new`` adds to the old menu: (weight, options).
+NEW_MENU: list[tuple[float, str]] = [
+    (6, "--gpus=1 -c 24 --mem=160G"), (3, "--gpus=2 --cpus-per-gpu=28 --mem-per-gpu=120G"),
+    (8, "-c 8 --mem=32G"), (3, "-c 64 --mem=256G"), (1, "-N 2 --ntasks-per-node=16 --mem=64G"),
+    (6, "--gres=shard:2"), (3, "--gres=shard:4"), (6, "--gpu-milli=500"), (4, "--gpu-milli=250 -c 4"),
+]  # fmt: skip
+
+
 def cluster(nodes: int, config: SchedulerConfig) -> Scheduler:
     specs = []
     width = len(str(nodes))
@@ -33,7 +44,7 @@ def cluster(nodes: int, config: SchedulerConfig) -> Scheduler:
     return Scheduler(state_from_specs(specs, config))
 
 
-def workload(nodes: int, seed: int) -> list[tuple[float, JobRequest]]:
+def workload(nodes: int, seed: int, stream: str = "old") -> list[tuple[float, JobRequest]]:
     """A menu of parsed requests with their weights (parsing is timed separately: it is not placement)."""
     rng = random.Random(seed)
     width = len(str(nodes))
@@ -45,6 +56,8 @@ def workload(nodes: int, seed: int) -> list[tuple[float, JobRequest]]:
         (2, "--gres=gpu:1g.5gb:2,gpu:2g.10gb:1"),
         (10, "--gres=mps:25"), (4, "--gpus-per-node=2 --export=CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50"),
     ]  # fmt: skip
+    if stream == "new":
+        menu += NEW_MENU
     out = [(w, parse_options(o)) for w, o in menu]
     for _ in range(200):  # device requests on random plain nodes
         n = rng.choice(plain)
@@ -53,11 +66,14 @@ def workload(nodes: int, seed: int) -> list[tuple[float, JobRequest]]:
     return out
 
 
-def run_size(nodes: int, decisions: int, seed: int, policy: str, backlog: int = 32) -> dict[str, float]:
-    """Fill the cluster (untimed), then time ``decisions`` starts in steady state."""
-    sched = cluster(nodes, SchedulerConfig(policy=policy, default_time_s=3600))
+def run_size(nodes: int, decisions: int, seed: int, policy: str, backlog: int = 32, stream: str = "old",
+             keep: list[Scheduler] | None = None) -> dict[str, float]:  # fmt: skip
+    """Fill the cluster (untimed), then time ``decisions`` starts in steady state (``keep`` gets the scheduler)."""
+    sched = cluster(nodes, SchedulerConfig(policy=policy, default_time_s=3600, shards_per_gpu=8))
+    if keep is not None:
+        keep.append(sched)
     rng = random.Random(seed)
-    menu = workload(nodes, seed)
+    menu = workload(nodes, seed, stream)
     weights = [w for w, _ in menu]
     reqs = [r for _, r in menu]
     # arrivals: one per simulated second while the backlog is short; run times sized to keep most GPUs busy
@@ -111,19 +127,55 @@ def _with_limit(cache: dict[tuple[int, int], JobRequest], req: JobRequest, limit
     return got
 
 
+def share_cost(nodes: int, seed: int, policy: str, rounds: int = 2000) -> dict[str, float]:
+    """Microseconds per placement (found, not applied) of a whole GPU, a shard and a thousandths share, timed in
+    turn on one busy cluster (the new stream, after 2,000 decisions), so that all three see the same state."""
+    from gputui.core.scheduler.finder import find_allocation
+    from gputui.core.scheduler.placement import prepare
+
+    keep: list[Scheduler] = []
+    run_size(nodes, 2000, seed, policy, stream="new", keep=keep)
+    sched = keep[0]
+    kinds = (("whole", "--gpus=1"), ("shard", "--gres=shard:2"), ("milli", "--gpu-milli=500"))
+    asks = {name: prepare(sched.state, parse_options(o)) for name, o in kinds}
+    spent = dict.fromkeys(asks, 0.0)
+    found = dict.fromkeys(asks, 0)
+    for _ in range(rounds):
+        for name, ask in asks.items():
+            t0 = time.perf_counter()
+            got = find_allocation(sched.state, ask, sched.policy)
+            spent[name] += time.perf_counter() - t0
+            found[name] += got is not None
+    return {**{f"{k}_us": v / rounds * 1e6 for k, v in spent.items()}, **{f"{k}_found": v for k, v in found.items()}}
+
+
 def main(argv: Sequence[str] = ()) -> int:
     p = argparse.ArgumentParser(prog="python -m gputui.bench scheduler", description=__doc__)
     p.add_argument("--sizes", default="10,100,1000,10000", help="node counts, comma-separated")
     p.add_argument("--decisions", type=int, default=5000, help="timed decisions per size")
     p.add_argument("--policy", default="best-fit")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--stream", choices=("old", "new"), default="new",
+                   help="old: GPU jobs only, as before the resource model; new (default): also CPU-only, CPU- and "
+                        "memory-bound, shard and thousandths jobs")  # fmt: skip
+    p.add_argument("--share-cost", action="store_true", help="time a fractional placement against a whole GPU")
     args = p.parse_args(list(argv))
     sizes = [int(s) for s in args.sizes.split(",")]
-    print(f"policy {args.policy}, {args.decisions} timed decisions per size, 8 GPUs per node")
+    if args.share_cost:
+        print(f"policy {args.policy}: microseconds per placement on a busy cluster (new stream)")
+        print(f"{'nodes':>7} {'whole GPU':>10} {'shard':>10} {'milli':>10}  shard/whole  milli/whole  found (w/s/m)")
+        for n in sizes:
+            r = share_cost(n, args.seed, args.policy)
+            w = r["whole_us"]
+            print(f"{n:>7} {w:>10.1f} {r['shard_us']:>10.1f} {r['milli_us']:>10.1f}  "
+                  f"{r['shard_us'] / w:>11.2f}  {r['milli_us'] / w:>11.2f}  "
+                  f"{r['whole_found']:.0f}/{r['shard_found']:.0f}/{r['milli_found']:.0f}", flush=True)  # fmt: skip
+        return 0
+    print(f"policy {args.policy}, {args.stream} stream, {args.decisions} timed decisions per size, 8 GPUs per node")
     print(f"{'nodes':>7} {'GPUs':>7} {'decisions/s':>12} {'us/decision':>12} {'running':>8} {'pending':>8}")
     rows = []
     for n in sizes:
-        r = run_size(n, args.decisions, args.seed, args.policy)
+        r = run_size(n, args.decisions, args.seed, args.policy, stream=args.stream)
         rows.append(r)
         print(
             f"{n:>7} {n * 8:>7} {r['per_s']:>12,.0f} {r['us']:>12.1f} {r['running']:>8} {r['pending']:>8}", flush=True

@@ -29,7 +29,6 @@ def _synthetic(specs: list[str]):  # type: ignore[no-untyped-def]
 
     from gputui.core.errors import GputuiError
     from gputui.core.scheduler.build import GpuSpec, NodeSpec, nodes_from_pattern
-
     from gputui.core.scheduler.errors import RequestError
     from gputui.core.scheduler.options import mem_mib
 

@@ -89,9 +89,9 @@ def state_from_specs(specs: Sequence[NodeSpec], config: SchedulerConfig | None =
     state = ClusterState(config)
     shards = state.config.shards_per_gpu
     for spec in specs:
-        cpus, mem = host_defaults(spec.gpus[0].model if spec.gpus else None, len(spec.gpus))
+        cpus, host_mem = host_defaults(spec.gpus[0].model if spec.gpus else None, len(spec.gpus))
         node = state.add_node(spec.name, spec.cpus if spec.cpus is not None else cpus,
-                              spec.memory_mib if spec.memory_mib is not None else mem, spec.features)  # fmt: skip
+                              spec.memory_mib if spec.memory_mib is not None else host_mem, spec.features)  # fmt: skip
         for i, gs in enumerate(spec.gpus):
             model = model_for(gs.model)
             name = gs.model if model is None else (model.aliases[0] if model.aliases else model.key)

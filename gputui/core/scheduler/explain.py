@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from gputui.core.scheduler.host import ALL_MEMORY
 from gputui.core.scheduler.jobs import PENDING, Job
+from gputui.core.scheduler.place_share import share_free
 from gputui.core.scheduler.request import mib_text
 from gputui.core.scheduler.state import ANY, MPS, ClusterState, GpuUnit, NodeState
 from gputui.core.scheduler.timespec import format_duration
@@ -102,7 +103,7 @@ def _share_detail(state: ClusterState, job: Job) -> str:
     req = job.request
     shard = req.kind == "shard"
     nodes = [n for n in (job.ask.required or state.nodes) if job.ask.allowed & n.bit]
-    most = max((g.best[1] if shard else g.best[2] for n in nodes for g in n.gpus), default=0)
+    most = max((share_free(g, shard) for n in nodes for g in n.gpus), default=0)
     if shard:
         return f"the most free shards on one GPU: {most}"
     return f"the most free on one GPU: {most / 1000:.3f}"

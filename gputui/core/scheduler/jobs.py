@@ -33,7 +33,7 @@ class Job:
     reservation: tuple[float, Allocation] | None = None  # when and where it will start at the latest (as head)
     backfilled: bool = False
     blocked_by: int | None = None  # for reason Priority: the head job whose reservation it would delay
-    shape: tuple = ()  # request.shape, kept: the pass compares it for every pending job
+    shape: int = 0  # request.shape interned to a small number: the pass compares it for every pending job
     failed_stamp: int = -1  # release stamp when it last did not fit; while unchanged, it still does not fit
     blocked_on: tuple | None = None  # (release stamp, head reservation) when backfill last refused it
     end_reason: str | None = None  # why it ended, when not by itself (an MPS daemon restart)

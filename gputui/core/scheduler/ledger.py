@@ -83,10 +83,8 @@ def apply(state: ClusterState, alloc: Allocation, job: int) -> None:
                 g.mps_mem += gr.mps_memory_mib
                 g.mps_clients += 1
             elif gr.shards is not None:
-                g.shard_jobs[job] = gr.shards
                 g.shards_used += gr.shards
             elif gr.milli is not None:
-                g.milli_jobs[job] = gr.milli
                 g.milli_used += gr.milli
             else:
                 assert g.holder is None and not g.mps_jobs, "GPU held twice"
@@ -126,9 +124,9 @@ def release(state: ClusterState, alloc: Allocation, job: int, count: bool = True
                 g.mps_mem -= mem
                 g.mps_clients -= 1
             elif gr.shards is not None:
-                g.shards_used -= g.shard_jobs.pop(job)
+                g.shards_used -= gr.shards
             elif gr.milli is not None:
-                g.milli_used -= g.milli_jobs.pop(job)
+                g.milli_used -= gr.milli
             else:
                 assert g.holder == job
                 g.holder = None

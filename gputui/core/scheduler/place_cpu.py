@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gputui.core.scheduler.allocation import Allocation, NodeGrant
-from gputui.core.scheduler.placement import Ask, gang, host_take
+from gputui.core.scheduler.placement import Ask, compares, gang, host_take
 from gputui.core.scheduler.policies.base import NodeView, Policy
 from gputui.core.scheduler.state import ANY, CPU, ClusterState, NodeState
 
@@ -13,6 +13,7 @@ def place(state: ClusterState, ask: Ask, policy: Policy) -> Allocation | None:
     if state.top(CPU) < ask.cpus and not state.unknown_cpus:
         return None  # no node has that many CPUs free: answered without looking at one
     workload = state.config.workload
+    ranked = compares(ask, n, policy)
 
     def plan(node: NodeState) -> tuple[NodeGrant, tuple] | None:
         if node.exclusive is not None:
@@ -21,6 +22,8 @@ def place(state: ClusterState, ask: Ask, policy: Policy) -> Allocation | None:
         if host is None:
             return None
         ng = NodeGrant(node.name, (), cpus=host[0], mem_mib=host[1])
+        if not ranked:
+            return ng, ()
         return ng, policy.node_score(node.counts.get(ANY, 0), (0, 0), 0, NodeView(node, ng, workload))
 
     return gang(state, ask, n, CPU, ask.cpus, policy, plan)

@@ -79,6 +79,8 @@ def plan_node(state: ClusterState, node: NodeState, ask: Ask, policy: Policy) ->
         after = (largest, total)
     grants.sort(key=lambda gr: (gr.index, gr.mig.gi_id if gr.mig else 0))
     ng = NodeGrant(node.name, tuple(grants), cpus=host[0], mem_mib=host[1])
+    if policy.candidates <= 1:
+        return ng, ()  # the first node that fits is taken: no score needed
     return ng, policy.node_score(node.counts.get(ANY, 0), after, 0, NodeView(node, ng, state.config.workload))
 
 

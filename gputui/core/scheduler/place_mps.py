@@ -1,13 +1,14 @@
 """MPS placement: a percentage share of K GPUs per node, only on MPS GPUs that no job holds whole.
 
 A share goes where the GPU's sum stays within 100 % while any such GPU exists (the "mpsroom" index finds the
-nodes); only then is a GPU pushed past 100 %, which MPS allows (it does not queue) and the decision warns about.
+nodes); only then is a GPU pushed past 100 %, the least loaded one of the node first, which MPS allows (it does not
+queue) and the decision warns about.
 """
 
 from __future__ import annotations
 
 from gputui.core.scheduler.allocation import Allocation, GpuGrant, NodeGrant
-from gputui.core.scheduler.placement import Ask, gang, host_take
+from gputui.core.scheduler.placement import Ask, compares, gang, host_take
 from gputui.core.scheduler.policies.base import NodeView, Policy
 from gputui.core.scheduler.state import ANY, MPS, MPS_ROOM, ClusterState, GpuUnit, NodeState
 
@@ -24,6 +25,13 @@ def mps_ready(state: ClusterState, g: GpuUnit, ask: Ask) -> bool:
     return not (cfg.mps_strict_memory and g.memory_mib is not None and g.mps_mem + mem > g.memory_mib)
 
 
+def _order(g: GpuUnit, pct: int, policy: Policy) -> tuple:
+    """GPUs the share fits under 100 % first, in the policy's order; past 100 %, the least loaded first."""
+    if g.mps_pct + pct <= 100:
+        return (True, policy.mps_key(g))
+    return (False, -g.mps_pct, -g.index)
+
+
 def place(state: ClusterState, ask: Ask, policy: Policy) -> Allocation | None:
     req = ask.request
     k, n = req.gpus_per_node or 1, req.nodes or 1
@@ -32,6 +40,7 @@ def place(state: ClusterState, ask: Ask, policy: Policy) -> Allocation | None:
     pct, mem = req.mps_percent or 0, req.gpu_mem_mib or 0
     default_pipe = state.config.mps_pipe_directory
     workload = state.config.workload
+    ranked = compares(ask, n, policy)
 
     def plan_with(within: bool):  # type: ignore[no-untyped-def]
         def plan(node: NodeState) -> tuple[NodeGrant, tuple] | None:
@@ -41,13 +50,15 @@ def place(state: ClusterState, ask: Ask, policy: Policy) -> Allocation | None:
             ready = [g for g in node.gpus if mps_ready(state, g, ask) and (not within or g.mps_pct + pct <= 100)]
             if len(ready) < k:
                 return None
-            ready.sort(key=lambda g: (g.mps_pct + pct <= 100, policy.mps_key(g)), reverse=True)
+            ready.sort(key=lambda g: _order(g, pct, policy), reverse=True)
             chosen = sorted(ready[:k], key=lambda g: g.index)
             grants = tuple(GpuGrant(g.index, g.uuid, mps_percent=pct, mps_memory_mib=mem) for g in chosen)
-            shared = sum(1 for g in chosen if g.mps_clients)
-            whole_after = node.counts.get(ANY, 0) - sum(1 for g in chosen if ANY in g.contrib)
             pipe = next((g.mps_pipe for g in chosen if g.mps_pipe), default_pipe)
             ng = NodeGrant(node.name, grants, mps_pipe_directory=pipe, cpus=host[0], mem_mib=host[1])
+            if not ranked:
+                return ng, ()
+            shared = sum(1 for g in chosen if g.mps_clients)
+            whole_after = node.counts.get(ANY, 0) - sum(1 for g in chosen if ANY in g.contrib)
             return ng, policy.node_score(whole_after, (0, 0), shared, NodeView(node, ng, workload))
 
         return plan

@@ -7,43 +7,53 @@ holds each node's best GPU, so the nodes tried are only those where the share fi
 from __future__ import annotations
 
 from gputui.core.scheduler.allocation import Allocation, GpuGrant, NodeGrant
-from gputui.core.scheduler.placement import Ask, gang, host_take
+from gputui.core.scheduler.placement import Ask, compares, gang, host_take
 from gputui.core.scheduler.policies.base import NodeView, Policy
-from gputui.core.scheduler.state import ANY, SHARD, ClusterState, GpuUnit, NodeState
+from gputui.core.scheduler.state import ANY, MILLI_STEP, SHARD, ClusterState, GpuUnit, NodeState
 
 
 def share_free(g: GpuUnit, shard: bool) -> int:
-    """Free shards (or thousandths) of ``g`` for a new share of that kind; its entry in the best-of index."""
-    return g.best[1] if shard else g.best[2]
+    """Free shards (or thousandths) of ``g`` for a new share of that kind (0 where it takes none)."""
+    if shard:
+        return g.best[1]
+    return 1000 - g.milli_used if g.best[2] else 0
 
 
 def place(state: ClusterState, ask: Ask, policy: Policy) -> Allocation | None:
     req = ask.request
     shard = ask.key == SHARD
     want = (req.shards if shard else req.gpu_milli) or 0
-    if state.top(ask.key) < want:
+    at_least = want if shard else -(-want // MILLI_STEP)  # the index's unit
+    if state.top(ask.key) < at_least:
         return None
     tag, mem = ask.tag, req.gpu_mem_mib
     n = req.nodes or 1
     workload = state.config.workload
+    ranked = compares(ask, n, policy)
 
     def plan(node: NodeState) -> tuple[NodeGrant, tuple] | None:
         host = host_take(node, ask.cpus, ask.mem)
         if host is None:
             return None
-        fits = [
-            g for g in node.gpus
-            if share_free(g, shard) >= want and (tag is None or tag in g.tags)
-            and (mem is None or g.memory_mib is None or g.memory_mib >= mem)
-        ]  # fmt: skip
-        if not fits:
+        # the GPU that fits with the least to spare (best fit inside the node), or the most when the policy spreads
+        best: GpuUnit | None = None
+        best_free = 0
+        for g in node.gpus:
+            free = g.best[1] if shard else (1000 - g.milli_used if g.best[2] else 0)  # share_free, inlined
+            if free < want or (tag is not None and tag not in g.tags):
+                continue
+            if mem is not None and g.memory_mib is not None and g.memory_mib < mem:
+                continue
+            if best is None or (free < best_free if policy.ascending else free > best_free):
+                best, best_free = g, free
+        if best is None:
             return None
-        # the GPU already most used that still fits (best fit inside the node), unless the policy spreads
-        fits.sort(key=lambda g: (share_free(g, shard), g.index), reverse=not policy.ascending)
-        g = fits[0]
+        g = best
         gr = GpuGrant(g.index, g.uuid, shards=want) if shard else GpuGrant(g.index, g.uuid, milli=want)
         ng = NodeGrant(node.name, (gr,), cpus=host[0], mem_mib=host[1])
+        if not ranked:
+            return ng, ()
         whole_after = node.counts.get(ANY, 0) - (1 if ANY in g.contrib else 0)
         return ng, policy.node_score(whole_after, (0, 0), 0, NodeView(node, ng, workload))
 
-    return gang(state, ask, n, ask.key, want, policy, plan)
+    return gang(state, ask, n, ask.key, at_least, policy, plan)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gputui.core.scheduler.allocation import Allocation, GpuGrant, MigGrant, NodeGrant
-from gputui.core.scheduler.placement import Ask, bits, candidate_nodes, gang, host_take
+from gputui.core.scheduler.placement import Ask, bits, candidate_nodes, compares, gang, host_take
 from gputui.core.scheduler.policies.base import NodeView, Policy
 from gputui.core.scheduler.state import ANY, ClusterState, GpuUnit, NodeState
 
@@ -37,6 +37,7 @@ def place_count(state: ClusterState, ask: Ask, policy: Policy) -> Allocation | N
         k, n = req.gpus_per_node, req.nodes or 1
         if state.totals.get(key, 0) < k * n:
             return None
+        ranked = compares(ask, n, policy)
 
         def plan(node: NodeState) -> tuple[NodeGrant, tuple] | None:
             host = host_take(node, ask.cpus, ask.mem)
@@ -46,6 +47,8 @@ def place_count(state: ClusterState, ask: Ask, policy: Policy) -> Allocation | N
             if got is None:
                 return None
             ng = NodeGrant(node.name, got, cpus=host[0], mem_mib=host[1])
+            if not ranked:
+                return ng, ()
             return ng, policy.node_score(node.counts.get(ANY, 0) - k, (0, 0), 0, NodeView(node, ng, workload))
 
         return gang(state, ask, n, key, k, policy, plan)

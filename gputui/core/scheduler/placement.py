@@ -124,6 +124,12 @@ def candidate_nodes(state: ClusterState, ask: Ask, key: str, at_least: int, asce
 NodePlan = Callable[[NodeState], tuple[NodeGrant, tuple] | None]
 
 
+def compares(ask: Ask, n: int, policy: Policy) -> bool:
+    """Whether :func:`gang` ranks node placements by score; if not it takes the first that fits, and a plan may
+    leave its score empty."""
+    return n == 1 and policy.candidates > 1 and not ask.required
+
+
 def gang(
     state: ClusterState, ask: Ask, n: int, key: str, per_node: int, policy: Policy, plan: NodePlan
 ) -> Allocation | None:
@@ -134,6 +140,7 @@ def gang(
     chosen: list[NodeGrant] = []
     best: tuple[tuple, NodeGrant] | None = None
     seen = 0
+    ranked = compares(ask, n, policy)
     for node in candidate_nodes(state, ask, key, per_node, policy.ascending):
         got = plan(node)
         if got is None:
@@ -141,7 +148,7 @@ def gang(
                 return None
             continue
         ng, score = got
-        if n == 1 and policy.candidates > 1 and not ask.required:
+        if ranked:
             seen += 1
             if best is None or score > best[0]:
                 best = (score, ng)

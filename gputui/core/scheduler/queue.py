@@ -43,6 +43,7 @@ class Scheduler:
         self.head: Job | None = None
         self.on_node: dict[str, set[int]] = {}  # node -> running jobs there, to narrow reservations
         self._res_key: tuple[int, float] | None = None  # (head id, when its reservation was computed)
+        self._shapes: dict[tuple, int] = {}  # request shape -> its number (hashing a shape once, not every pass)
 
     # -- submitting -----------------------------------------------------------------------------
     def submit(self, request: JobRequest, now: float, job_id: int | None = None) -> Job:
@@ -59,7 +60,8 @@ class Scheduler:
         self._seq += 1
         limit = request.time_limit_s
         limit = self.config.default_time_s if limit is None else (None if limit == UNLIMITED else limit)
-        job = Job(job_id, request, prepare(self.state, request), now, self._seq, limit, shape=request.shape)
+        shape = self._shapes.setdefault(request.shape, len(self._shapes))
+        job = Job(job_id, request, prepare(self.state, request), now, self._seq, limit, shape=shape)
         self.jobs[job_id] = job
         bisect.insort(self.pending, job, key=lambda j: j.sort_key)
         return job
@@ -159,7 +161,7 @@ class Scheduler:
     def schedule(self, now: float) -> list[Decision]:
         """One pass: start every job that may start now, in priority order, with EASY backfill."""
         decisions: list[Decision] = []
-        failed_shapes: set[tuple] = set()
+        failed_shapes: set[int] = set()
         head: Job | None = None
         tried = 0
         started: list[Job] = []
@@ -246,7 +248,17 @@ class Scheduler:
             return True  # nothing to protect: the head cannot start by any running job's limit
         if job.limit_s is not None and now + job.limit_s <= res[0]:
             return True
-        return not alloc.conflicts_with(res[1])
+        return not alloc.conflicts_with(res[1]) and self._host_left_for(alloc, res[1])
+
+    def _host_left_for(self, alloc: Allocation, reserved: Allocation) -> bool:
+        """Whether the head's reserved CPUs and memory stay free beside ``alloc`` on the nodes both use: jobs only
+        end between now and the reservation, so what is free after ``alloc`` now is a floor for then."""
+        mine = {ng.node: ng for ng in alloc.nodes}
+        for rg in reserved.nodes:
+            ng = mine.get(rg.node)
+            if ng is not None and not self.state.by_name[rg.node].host_fits(ng.cpus + rg.cpus, ng.mem_mib + rg.mem_mib):
+                return False
+        return True
 
     def _avoiding(self, job: Job, reserved: Allocation) -> Allocation | None:
         """Try again without the reserved nodes, so a backfill candidate can go around the reservation."""

@@ -120,7 +120,7 @@ class JobRequest:
         if self.kind == "shard":
             return f"{self.shards} shard(s) of one {t}GPU"
         if self.kind == "milli":
-            return f"{self.gpu_milli / 1000:.3f} of one {t}GPU"
+            return f"{(self.gpu_milli or 0) / 1000:.3f} of one {t}GPU"
         if self.kind == "device":
             ids = ",".join(str(i) for i in self.gpu_ids)
             return f"GPU {ids} of {self.nodelist[0]}"

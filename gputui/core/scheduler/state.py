@@ -4,8 +4,8 @@ Per index key ("g:<type>" whole GPUs, "m:<profile>" MIG instances, "mps" MPS-rea
 and ``buckets[key][c]`` is a bitmask of the nodes whose count is exactly ``c``: finding "a node with at least n
 free" is a few integer ANDs, whatever the cluster size. Four more keys hold a per-node best instead of a sum:
 "mpsroom" (the most percentage left under 100 on one MPS-ready GPU) and, once a request of their kind is seen,
-"cpu" (free CPUs of nodes whose CPUs are known), "shard" and "milli" (the most free shards / thousandths on one
-GPU): a stream without CPU-only or fractional jobs pays nothing for those.
+"cpu" (free CPUs of nodes whose CPUs are known), "shard" and "milli" (the most free shards / tens of thousandths on
+one GPU): a stream without CPU-only or fractional jobs pays nothing for those.
 """
 
 from __future__ import annotations
@@ -20,6 +20,9 @@ CPU = "cpu"
 MPS_ROOM = "mpsroom"
 SHARD = "shard"
 MILLI = "milli"
+#: The "milli" index counts free thousandths in steps of this many (rounded up), so that a query scans 100
+#: buckets, not 1,000; the placer then checks the exact figure.
+MILLI_STEP = 10
 
 
 class MigSlot:
@@ -49,7 +52,7 @@ class GpuUnit:
     __slots__ = (
         "node", "index", "uuid", "name", "model", "memory_mib", "tags", "mig", "instances", "dyn_ok",
         "holder", "busy", "lost", "mps_on", "mps_pipe", "mps_jobs", "mps_pct", "mps_mem", "mps_clients",
-        "foreign_clients", "contrib", "pristine", "shards", "shards_used", "shard_jobs", "milli_used", "milli_jobs",
+        "foreign_clients", "contrib", "pristine", "shards", "shards_used", "milli_used",
         "best",
     )  # fmt: skip
 
@@ -78,10 +81,8 @@ class GpuUnit:
         self.contrib: dict[str, int] = {}
         self.pristine = True
         self.shards = 0  # shards this GPU is cut into (Slurm's gres.conf Name=shard); 0: none
-        self.shards_used = 0
-        self.shard_jobs: dict[int, int] = {}  # job -> shards
+        self.shards_used = 0  # the grants say which job has how many: a GPU keeps only the sums
         self.milli_used = 0  # thousandths given to fractional-share jobs
-        self.milli_jobs: dict[int, int] = {}
         self.best: tuple[int, int, int] = (0, 0, 0)  # what it adds to the node's best-of keys: MPS room, shards, milli
 
     @property
@@ -244,7 +245,7 @@ class ClusterState:
         if g.mps_jobs or g.foreign_clients:
             return (room, 0, 0)
         shards = g.shards - g.shards_used if (g.shards and not g.milli_used and SHARD in self.share_keys) else 0
-        milli = 1000 - g.milli_used if (not g.shards_used and MILLI in self.share_keys) else 0
+        milli = -(-(1000 - g.milli_used) // MILLI_STEP) if (not g.shards_used and MILLI in self.share_keys) else 0
         return (room, shards, milli)
 
     def _refresh_best(self, node: NodeState) -> None:
@@ -262,6 +263,16 @@ class ClusterState:
             o = counts.get(key, 0)
             if o != n:
                 self._add(node, key, n - o)
+
+    def _refresh_room(self, node: NodeState) -> None:
+        room = 0
+        for x in node.gpus:
+            r = x.best[0]
+            if r > room:
+                room = r
+        o = node.counts.get(MPS_ROOM, 0)
+        if o != room:
+            self._add(node, MPS_ROOM, room - o)
 
     def index_share(self, key: str) -> None:
         """Start indexing free CPUs, shards or thousandths (done once, when a request of that kind first comes)."""
@@ -314,11 +325,16 @@ class ClusterState:
                 if k not in old:
                     self._add(node, k, v)
             g.contrib = new
-        if g.mps_on or self.gpu_shares:  # only these GPUs ever offer anything to the best-of keys
+        if self.gpu_shares:
             b = self.best_of(g)
             if b != g.best:
                 g.best = b
                 self._refresh_best(g.node)
+        elif g.mps_on:  # the usual case: only the MPS room can change
+            room = 100 - g.mps_pct if MPS in new and g.mps_pct < 100 else 0
+            if room != g.best[0]:
+                g.best = (room, 0, 0)
+                self._refresh_room(g.node)
         p = self.is_pristine(g)
         if p != g.pristine:
             g.pristine = p
@@ -382,7 +398,7 @@ class ClusterState:
             (n.name, g.index, g.holder, g.busy, tuple(sorted(g.mps_jobs.items())), g.mps_pct, g.mps_mem,
              g.mps_clients, tuple(sorted((s.gi_id or 0, s.name or "", s.mask, s.holder or 0, s.busy, s.created)
                                        for s in g.instances)),
-             tuple(sorted(g.shard_jobs.items())), g.shards_used, tuple(sorted(g.milli_jobs.items())), g.milli_used)
+             g.shards_used, g.milli_used)
             for n in self.nodes for g in n.gpus
         )  # fmt: skip
         buckets = tuple(sorted((k, tuple(v).__repr__()) for k, v in self.buckets.items() if any(v)))
@@ -420,12 +436,12 @@ class ClusterState:
             if unpristine == 0 and n.exclusive is None and n.jobs == 0 and (n.gpus or n.cpus is not None):
                 idle |= n.bit
         assert idle == self.idle_mask, "idle mask out of date"
-        for k, b in self.buckets.items():
+        for k, bucket in self.buckets.items():
             per = counts.get(k, {})
-            for c in range(1, len(b)):
+            for c in range(1, len(bucket)):
                 want = 0
                 for idx, v in per.items():
                     if v == c:
                         want |= 1 << idx
-                assert b[c] == want, f"bucket {k}[{c}] out of date"
+                assert bucket[c] == want, f"bucket {k}[{c}] out of date"
             assert self.totals.get(k, 0) == sum(per.values()), f"total {k} out of date"
