@@ -15,7 +15,7 @@ from gputui.core.scheduler.state import ClusterState
 def cluster(*groups: tuple[str, int, GpuSpec], cpus: int | None = None, mem_mib: int | None = None,
             **config: object) -> ClusterState:  # fmt: skip
     """``cluster(("node[01-02]", 4, GpuSpec()))``: host list, GPUs per node, GPU spec; CPUs and memory per node
-    default to what such a server has (``build.host_defaults``)."""
+    default to what such a server has (``host_builds.host_build``)."""
     specs = []
     for hosts, n, spec in groups:
         specs += nodes_from_pattern(hosts, [spec] * n, cpus, mem_mib)

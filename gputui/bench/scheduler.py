@@ -1,7 +1,7 @@
 """Scheduler benchmark: decisions per second on synthetic clusters of 10 to 10,000 nodes x 8 GPUs.
 
 A quarter of the nodes are MIG-partitioned, an eighth run MPS on every GPU, the rest are plain; each node has the
-CPUs and memory of such a server (``build.host_defaults``) and its plain GPUs are cut into 8 shards. A mixed stream
+CPUs and memory of such a server (``host_builds.host_build``) and its plain GPUs are cut into 8 shards. A mixed stream
 (single-node counts, multi-node gangs, device requests, MIG instances, MPS shares; with ``--stream new`` also
 CPU- and memory-bound GPU jobs, CPU-only jobs, shards and thousandths of a GPU) arrives at a rate that keeps the
 cluster busy, jobs end before their limits, and every submit, pass and finish is timed. Time is simulated.

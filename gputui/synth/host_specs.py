@@ -1,35 +1,25 @@
 """Host CPUs and memory of simulated GPU nodes, and the memory their jobs keep in use.
 
-Sizes follow the usual builds of each GPU model: a four-GPU server and an eight-GPU HGX/DGX board (a DGX A100
-has 128 cores and 1-2 TiB, a DGX H100 or H200 112 cores and 2 TiB), within 64-128 CPUs and 512 GiB-2 TiB.
-Nothing here is random, so the frames of a seeded timeline do not change when these figures do.
+Sizes are the usual builds of each GPU model (:mod:`gputui.core.host_builds`). Nothing here is random, so the frames of a seeded timeline do not change when these figures do.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
+from gputui.core.host_builds import host_build
 from gputui.core.model import NodeResources
 from gputui.synth.jobs import Rank
 
 GIB = 1024  # MiB
-#: nvidia-smi product name -> (CPUs, memory in GiB) of a node with up to four GPUs, and of one with more
-BUILDS: dict[str, tuple[tuple[int, int], tuple[int, int]]] = {
-    "NVIDIA A100-SXM4-40GB": ((64, 512), (128, 1024)),
-    "NVIDIA A100-SXM4-80GB": ((64, 1024), (128, 2048)),
-    "NVIDIA H100 80GB HBM3": ((96, 1024), (112, 2048)),
-    "NVIDIA H200": ((96, 1536), (112, 2048)),
-}
-OTHER = ((64, 512), (128, 1024))
 #: memory the kernel, the driver and the node's daemons hold with no job running
 BASE_USED_MIB = 6 * GIB
 
 
 def host_for(gpu_name: str, gpu_count: int) -> NodeResources:
-    """The node's CPUs and memory (no allocation: the simulator has no workload manager)."""
-    small, large = BUILDS.get(gpu_name, OTHER)
-    cpus, gib = small if gpu_count <= 4 else large
-    return NodeResources(cpus=cpus, memory_mib=gib * GIB)
+    """The node's CPUs and memory, the usual build for its GPUs (no allocation: no workload manager here)."""
+    cpus, mib = host_build(gpu_name, gpu_count)
+    return NodeResources(cpus=cpus, memory_mib=mib)
 
 
 def rank_host_mib(rank: Rank) -> int:

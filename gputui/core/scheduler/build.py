@@ -7,6 +7,7 @@ import uuid
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
+from gputui.core.host_builds import host_build
 from gputui.core.mig_profiles import GpuModel, infer_profile, model_for, normalise_profile_name
 from gputui.core.model import ClusterSnapshot, GpuSnapshot, NodeSnapshot
 from gputui.core.scheduler.config import SchedulerConfig
@@ -49,7 +50,7 @@ class GpuSpec:
 
 @dataclass(frozen=True, slots=True)
 class NodeSpec:
-    """A synthetic node; CPUs and memory None take :func:`host_defaults` for its GPUs."""
+    """A synthetic node; CPUs and memory None take the usual build for its GPUs (:func:`host_build`)."""
 
     name: str
     gpus: tuple[GpuSpec, ...]
@@ -64,20 +65,6 @@ def nodes_from_pattern(hostlist: str, gpus: Sequence[GpuSpec], cpus: int | None 
     return [NodeSpec(n, tuple(gpus), cpus, memory_mib) for n in expand_hostlist(hostlist, "nodes")]
 
 
-#: CPUs and host memory (GiB) per GPU of typical servers of each GPU family (DGX-class boxes for the SXM parts:
-#: DGX-1 V100 80 threads / 512 GiB for 8, DGX A100 256 threads / 1 TiB, DGX H100 224 threads / 2 TiB); the first
-#: family whose name the model key contains wins.
-_HOST_PER_GPU = (
-    ("B200", 28, 512), ("H200", 28, 256), ("H100", 28, 256), ("A100-80", 32, 256), ("A100", 32, 128),
-    ("A30", 16, 64), ("V100", 10, 64), ("L40", 16, 96), ("L4", 8, 48), ("T4", 8, 32),
-)  # fmt: skip
-
-
-def host_defaults(model: str | None, gpus: int) -> tuple[int, int]:
-    """Plausible (CPUs, MiB) for a synthetic node with ``gpus`` GPUs of ``model``: at least 16 CPUs and 64 GiB."""
-    key = (model or "").upper()
-    cpus_per, gib_per = next(((c, g) for fam, c, g in _HOST_PER_GPU if fam in key), (16, 64))
-    return max(16, cpus_per * gpus), max(64, gib_per * gpus) * 1024
 
 
 def _synthetic_uuid(*parts: object) -> str:
@@ -89,7 +76,7 @@ def state_from_specs(specs: Sequence[NodeSpec], config: SchedulerConfig | None =
     state = ClusterState(config)
     shards = state.config.shards_per_gpu
     for spec in specs:
-        cpus, host_mem = host_defaults(spec.gpus[0].model if spec.gpus else None, len(spec.gpus))
+        cpus, host_mem = host_build(spec.gpus[0].model if spec.gpus else None, len(spec.gpus))
         node = state.add_node(spec.name, spec.cpus if spec.cpus is not None else cpus,
                               spec.memory_mib if spec.memory_mib is not None else host_mem, spec.features)  # fmt: skip
         for i, gs in enumerate(spec.gpus):
