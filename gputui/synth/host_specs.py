@@ -1,6 +1,7 @@
 """Host CPUs and memory of simulated GPU nodes, and the memory their jobs keep in use.
 
-Sizes are the usual builds of each GPU model (:mod:`gputui.core.host_builds`). Nothing here is random, so the frames of a seeded timeline do not change when these figures do.
+Sizes are the usual builds of each GPU model (:mod:`gputui.core.host_builds`). Nothing here is random, so the
+frames of a seeded timeline do not change when these figures do.
 """
 
 from __future__ import annotations

@@ -65,8 +65,6 @@ def nodes_from_pattern(hostlist: str, gpus: Sequence[GpuSpec], cpus: int | None 
     return [NodeSpec(n, tuple(gpus), cpus, memory_mib) for n in expand_hostlist(hostlist, "nodes")]
 
 
-
-
 def _synthetic_uuid(*parts: object) -> str:
     return str(uuid.uuid5(_NS, "/".join(str(p) for p in parts)))
 
