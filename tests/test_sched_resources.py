@@ -154,8 +154,14 @@ def test_waiting_cpu_job_is_explained_with_the_node_that_has_most() -> None:
     why = explain(q, 3, 0)
     assert (why.reason, why.text) == (
         "Resources",
-        "needs 4 CPUs; needs 4 CPUs on a node; node01 has 2 free CPUs (of 8); 2 of 2 allowed node(s) lack them; "
+        "needs 4 CPUs; node01 has 2 free CPUs (of 8); 2 of 2 allowed node(s) lack them; "
         "expected to start in 00:10:00 at the latest",
+    )
+    q.submit(parse_options("--gpus=1 -c 3 --mem=1G"), 0)
+    q.schedule(0)
+    assert explain(q, 4, 0).text.startswith(
+        "needs 1 GPU(s); 3 CPUs, 1 GiB per node; the cluster has 2 free; node01 has 1 free; "
+        "CPUs and memory: node01 has 2 free CPUs (of 8), 512 GiB free memory (of 512 GiB); 2 of 2 allowed node(s)"
     )
 
 

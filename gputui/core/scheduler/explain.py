@@ -133,13 +133,10 @@ def _host_detail(state: ClusterState, job: Job) -> str:
         parts.append(f"{best.cpus_free} free CPU{'s' if best.cpus_free != 1 else ''} (of {best.cpus})")
     if best.mem is not None and ask.mem:
         parts.append(f"{mib_text(best.mem_free)} free memory (of {mib_text(best.mem)})")
-    need = f"{ask.cpus} CPU{'s' if ask.cpus != 1 else ''}"
     if ask.mem == ALL_MEMORY:
-        need += " and all of a node's memory"
-    elif ask.mem:
-        need += f" and {mib_text(ask.mem)}"
+        parts.append("memory allocated (the job needs all of a node's)")
     where = f"{len(short)} of {len(nodes)} allowed node(s) lack them" if len(nodes) > 1 else "it lacks them"
-    return f"needs {need} on a node; {best.name} has {', '.join(parts) or 'them'}; {where}"
+    return f"{best.name} has {', '.join(parts) or 'too little'}; {where}"
 
 
 def _cpu_detail(state: ClusterState, job: Job) -> str:
@@ -184,7 +181,7 @@ def explain(scheduler, job_id: int, now: float) -> Explanation:  # type: ignore[
     if req.exclusive and req.kind == "count":
         detail = _nodes_detail(state, job)
     if req.kind != "cpu" and (host := _host_detail(state, job)):
-        detail += "; " + host
+        detail += "; CPUs and memory: " + host
     text = f"{need}; {detail}"
     if job.reason == "Priority":  # behind the first waiting job, as in Slurm's queue
         head = scheduler.head
