@@ -49,6 +49,16 @@ def env_of(svc, job_id: int) -> dict[str, str]:  # type: ignore[no-untyped-def]
     return dict(line.split("=", 1) for line in lines)
 
 
+def test_a_cpu_only_job_really_runs_and_sees_no_gpu(svc) -> None:  # type: ignore[no-untyped-def]
+    job = svc.submit("-c 2 --mem=1G -J etl", py(PRINT_ENV))
+    run_until_ended(svc, job.id)
+    rec = svc.store.get(job.id)
+    assert (rec.state, rec.exit_code, rec.allocation_text) == ("COMPLETED", 0, "testnode (2 CPUs, 1 GiB)")
+    e = env_of(svc, job.id)
+    assert e["CUDA_VISIBLE_DEVICES"] == "" and "SLURM_JOB_GPUS" not in e  # CUDA sees no GPU
+    assert (e["SLURM_CPUS_ON_NODE"], e["SLURM_MEM_PER_NODE"], e["SLURM_CPUS_PER_TASK"]) == ("2", "1024", "2")
+
+
 def test_jobs_get_their_devices_and_slurm_variables(svc) -> None:  # type: ignore[no-untyped-def]
     whole = svc.submit("--gpus=1 -J envjob", py(PRINT_ENV))
     mig = svc.submit("--gres=gpu:3g.20gb:1", py(PRINT_ENV))
