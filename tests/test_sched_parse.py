@@ -158,6 +158,8 @@ def test_command_and_ignored_options():
         ("--cpus-per-gpu=4", "--cpus-per-gpu"),
         ("--mem-per-gpu=4G -c 2", "--mem-per-gpu"),
         ("-c 0", "--cpus-per-task"),
+        ("--cpu-milli=500 -c 2", "--cpu-milli"),
+        ("--cpu-milli=0", "--cpu-milli"),
         ("-n lots", "--ntasks"),
         ("--mem=8X", "--mem"),
         ("--constraint='a100|[v100*2]'", "--constraint"),

@@ -40,13 +40,27 @@ def test_cpu_only_job_goes_where_cpus_are_free_and_takes_no_gpu() -> None:
     s = cluster(("node[01-02]", 2, A100), cpus=8, mem_mib=32768)
     before = [(g.holder, g.contrib) for n in s.nodes for g in n.gpus]
     a = place(s, "-c 6 --mem=8G", job=1)
-    assert [(ng.node, ng.gpus, ng.cpus, ng.mem_mib) for ng in a.nodes] == [("node01", (), 6, 8192)]
+    assert [(ng.node, ng.gpus, ng.cpu_milli, ng.mem_mib) for ng in a.nodes] == [("node01", (), 6000, 8192)]
     assert [(g.holder, g.contrib) for n in s.nodes for g in n.gpus] == before
     b = place(s, "-c 4", job=2)  # node01 has 2 CPUs left: node02
     assert layout(b) == [("node02", ())]
     assert place(s, "-c 5") is None
     assert layout(place(s, "--gpus=1 -c 2")) == [("node01", (0,))]  # the GPUs of node01 are still free
     assert place(s, "--gpus=1 -c 5") is None
+
+
+def test_thousandths_of_cpus_map_a_traces_millicores_exactly() -> None:
+    s = cluster(("node[01-02]", 1, A100), cpus=2)
+    for j in range(1, 4):
+        assert layout(place(s, "--cpu-milli=600", job=j)) == [("node01", ())]  # 1.8 of node01's 2 CPUs
+    assert layout(place(s, "--cpu-milli=300 --gpu-milli=500", job=4)) == [("node02", (0,))]
+    assert layout(place(s, "--cpu-milli=200 --gpu-milli=500")) == [("node02", (0,))]  # the tighter GPU share
+    assert layout(place(s, "--cpu-milli=200", job=5)) == [("node01", ())]  # the fewest CPUs that fit: exactly full
+    assert (s.nodes[0].cpu_free, s.nodes[1].cpu_free) == (0, 1700)
+    r = parse_options("--cpu-milli=2500 --mem=4G")
+    assert (r.kind, r.describe()) == ("cpu", "2.5 CPUs, 4 GiB per node")
+    with pytest.raises(RequestError, match="--cpu-milli: needs 2.5 CPUs on a node; the largest node has 2"):
+        Scheduler(s).submit(r, 0)
 
 
 def test_cpu_bound_gpu_job_skips_the_node_without_cpus() -> None:
@@ -68,7 +82,7 @@ def test_memory_binds_per_node_per_cpu_and_per_gpu() -> None:
 def test_exclusive_takes_every_cpu_and_all_memory() -> None:
     s = cluster(("node[01-02]", 2, A100), cpus=8, mem_mib=16384)
     a = place(s, "--exclusive -N 1", job=1)
-    assert [(ng.node, ng.cpus, ng.mem_mib) for ng in a.nodes] == [("node01", 8, 16384)]
+    assert [(ng.node, ng.cpu_milli, ng.mem_mib) for ng in a.nodes] == [("node01", 8000, 16384)]
     assert layout(place(s, "-c 1")) == [("node02", ())]
     place(s, "-c 1", job=2)
     assert place(s, "--exclusive -N 1") is None  # node02 runs a CPU-only job: not idle
@@ -187,7 +201,7 @@ REQUESTS = [
     "--gpus=2 --cpus-per-gpu=3",
     "--gpus=1 --mem-per-gpu=10G", "--gpus=3", "--gres=shard:1", "--gres=shard:3 -c 2", "--gpu-milli=250",
     "--gpu-milli=700 --mem=2G", "--gres=mps:60 -c 2", "--exclusive -N 1", "--gpus=1 --constraint='h100|a30'",
-    "-c 1 --constraint=ib",
+    "-c 1 --constraint=ib", "--cpu-milli=500", "--cpu-milli=2500 --gpu-milli=460", "--cpu-milli=3250 --gpus=1",
 ]  # fmt: skip
 PARSED = [parse_options(r) for r in REQUESTS]
 MODELS = [GpuSpec(), GpuSpec(mps=True), GpuSpec(model="H100-80GB"), GpuSpec(model="A30"), GpuSpec(mig=("1g.5gb",))]
@@ -213,7 +227,7 @@ def _check(state, active) -> None:
     milli: dict[tuple[str, int], int] = {}
     for alloc in active.values():
         for ng in alloc.nodes:
-            cpus[ng.node] = cpus.get(ng.node, 0) + ng.cpus
+            cpus[ng.node] = cpus.get(ng.node, 0) + ng.cpu_milli
             mem[ng.node] = mem.get(ng.node, 0) + ng.mem_mib
             for gr in ng.gpus:
                 k = (ng.node, gr.index)
@@ -222,7 +236,7 @@ def _check(state, active) -> None:
                 if gr.milli is not None:
                     milli[k] = milli.get(k, 0) + gr.milli
     for node in state.nodes:
-        assert cpus.get(node.name, 0) <= (node.cpus or 1 << 62), f"{node.name}: CPUs over-allocated"
+        assert cpus.get(node.name, 0) <= (node.cpu_milli or 1 << 62), f"{node.name}: CPUs over-allocated"
         assert mem.get(node.name, 0) <= (node.mem or 1 << 62), f"{node.name}: memory over-allocated"
         for g in node.gpus:
             k = (node.name, g.index)
@@ -304,7 +318,7 @@ def test_snapshot_resources_unknown_cpus_never_bind_and_manager_allocations_coun
     ))  # fmt: skip
     s = state_from_snapshot(snap)
     old, slurm = s.nodes
-    assert (old.cpus, slurm.cpus, slurm.cpus_free, slurm.mem_free) == (None, 16, 4, 5536)
+    assert (old.cpus, slurm.cpus, slurm.cpu_free, slurm.mem_free) == (None, 16, 4000, 5536)
     assert slurm.gpus[0].shards == 4 and slurm.gpus[0].shards_used == 1
     assert not s.idle_mask & slurm.bit  # the manager's jobs hold CPUs there: not free for --exclusive
     assert layout(place(s, "-c 500")) == [("old", ())]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from gputui.core.scheduler.allocation import Allocation, GpuGrant, NodeGrant
 from gputui.core.scheduler.hostlist import compress_hostlist
-from gputui.core.scheduler.request import JobRequest, mib_text
+from gputui.core.scheduler.request import JobRequest, cpu_text, mib_text
 from gputui.core.scheduler.timespec import format_duration
 
 #: squeue's two-letter state codes.
@@ -33,9 +33,9 @@ def _grant_text(g: GpuGrant) -> str:
 
 def host_text(ng: NodeGrant) -> str:
     """'4 CPUs, 8 GiB' of one node's part; '' for the default one CPU and no memory of a GPU job."""
-    if ng.gpus and ng.cpus <= 1 and not ng.mem_mib:
+    if ng.gpus and ng.cpu_milli <= 1000 and not ng.mem_mib:
         return ""
-    parts = [f"{ng.cpus} CPU{'s' if ng.cpus != 1 else ''}"]
+    parts = [cpu_text(ng.cpu_milli)]
     if ng.mem_mib:
         parts.append(mib_text(ng.mem_mib))
     return ", ".join(parts)

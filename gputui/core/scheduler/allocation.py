@@ -42,7 +42,7 @@ class NodeGrant:
     gpus: tuple[GpuGrant, ...]
     exclusive: bool = False
     mps_pipe_directory: str | None = None
-    cpus: int = 0  # host CPUs taken on this node
+    cpu_milli: int = 0  # host CPUs taken on this node, in thousandths
     mem_mib: int = 0  # host memory taken on this node
 
 

@@ -153,7 +153,7 @@ def state_from_snapshot(
         node: NodeState = state.add_node(ns.name, res.cpus if res else None, res.memory_mib if res else None,
                                          ns.features)  # fmt: skip
         if cpus is not None and node.cpus is not None and cpus < node.cpus:
-            state.take_host(node, node.cpus - cpus, 0, 1)  # the workload manager's jobs hold them: not idle
+            state.take_host(node, (node.cpus - cpus) * 1000, 0, 1)  # the workload manager's jobs hold them
         if mem is not None and node.mem is not None and mem < node.mem:
             node.mem_free = mem
         shard_left = _shards(ns, config)

@@ -78,8 +78,8 @@ def node_environment(job_id: int, request: JobRequest, alloc: Allocation, node_p
     shards = sum(g.shards for g in ng.gpus if g.shards is not None)
     if shards:
         env["SLURM_SHARDS_ON_NODE"] = str(shards)
-    if ng.cpus:
-        env["SLURM_CPUS_ON_NODE"] = str(ng.cpus)
+    if ng.cpu_milli:
+        env["SLURM_CPUS_ON_NODE"] = str(-(-ng.cpu_milli // 1000))  # whole CPUs, as a process sees them
     if ng.mem_mib:
         env["SLURM_MEM_PER_NODE"] = str(ng.mem_mib)
     if request.ntasks:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from gputui.core.scheduler.host import ALL_MEMORY
 from gputui.core.scheduler.jobs import PENDING, Job
 from gputui.core.scheduler.place_share import share_free
-from gputui.core.scheduler.request import mib_text
+from gputui.core.scheduler.request import cpu_text, mib_text
 from gputui.core.scheduler.state import ANY, MPS, ClusterState, GpuUnit, NodeState
 from gputui.core.scheduler.timespec import format_duration
 
@@ -124,13 +124,13 @@ def _host_detail(state: ClusterState, job: Job) -> str:
     allowed node lacks them."""
     ask = job.ask
     nodes = [n for n in (ask.required or state.nodes) if ask.allowed & n.bit]
-    short = [n for n in nodes if not n.host_fits(ask.cpus, ask.mem)]
+    short = [n for n in nodes if not n.host_fits(ask.cpu_milli, ask.mem)]
     if not short:
         return ""
-    best = max(short, key=lambda n: (n.cpus_free if n.cpus is not None else 1 << 30, n.mem_free, -n.idx))
+    best = max(short, key=lambda n: (n.cpu_free if n.cpus is not None else 1 << 60, n.mem_free, -n.idx))
     parts = []
     if best.cpus is not None:
-        parts.append(f"{best.cpus_free} free CPU{'s' if best.cpus_free != 1 else ''} (of {best.cpus})")
+        parts.append(f"{cpu_text(best.cpu_free, 'free ')} (of {best.cpus})")
     if best.mem is not None and ask.mem:
         parts.append(f"{mib_text(best.mem_free)} free memory (of {mib_text(best.mem)})")
     if ask.mem == ALL_MEMORY:

@@ -3,6 +3,7 @@
 Tasks default to one per node; ``--ntasks`` spread over the job's nodes gives each node its share, rounded up
 (Slurm's block distribution packs the first nodes instead: noted in the README). Memory comes from ``--mem`` (per
 node; 0 means all of it), else ``--mem-per-cpu``, else ``--mem-per-gpu``, else the configured default per CPU.
+CPUs are counted in thousandths, so that a trace's millicores (``--cpu-milli``) map exactly.
 """
 
 from __future__ import annotations
@@ -14,11 +15,13 @@ ALL_MEMORY = -1
 
 
 def host_need(req: JobRequest, nodes: int, gpus_on_node: int, default_mem_per_cpu_mib: int = 0) -> tuple[int, int]:
-    """(CPUs, MiB) one node of the job needs; MiB may be :data:`ALL_MEMORY`."""
+    """(thousandths of CPUs, MiB) one node of the job needs; MiB may be :data:`ALL_MEMORY`."""
     if req.host_default:
-        return 1, default_mem_per_cpu_mib
-    if req.cpus_per_gpu and gpus_on_node:
-        cpus = gpus_on_node * req.cpus_per_gpu
+        return 1000, default_mem_per_cpu_mib
+    if req.cpu_milli:
+        milli = req.cpu_milli
+    elif req.cpus_per_gpu and gpus_on_node:
+        milli = gpus_on_node * req.cpus_per_gpu * 1000
     else:
         if req.ntasks_per_node:
             tasks = req.ntasks_per_node
@@ -26,13 +29,13 @@ def host_need(req: JobRequest, nodes: int, gpus_on_node: int, default_mem_per_cp
             tasks = -(-req.ntasks // max(1, nodes))
         else:
             tasks = 1
-        cpus = tasks * (req.cpus_per_task or 1)
+        milli = tasks * (req.cpus_per_task or 1) * 1000
     if req.mem_mib is not None:
         mem = ALL_MEMORY if req.mem_mib == 0 else req.mem_mib
     elif req.mem_per_cpu_mib:
-        mem = cpus * req.mem_per_cpu_mib
+        mem = -(-milli * req.mem_per_cpu_mib // 1000)
     elif req.mem_per_gpu_mib:
         mem = gpus_on_node * req.mem_per_gpu_mib
     else:
-        mem = cpus * default_mem_per_cpu_mib
-    return cpus, mem
+        mem = -(-milli * default_mem_per_cpu_mib // 1000)
+    return milli, mem

@@ -49,7 +49,7 @@ def can_apply(state: ClusterState, alloc: Allocation) -> bool:
             return False
         if ng.exclusive and (node.unpristine or node.jobs):
             return False
-        if not node.host_fits(ng.cpus, ng.mem_mib):
+        if not node.host_fits(ng.cpu_milli, ng.mem_mib):
             return False
         for gr in ng.gpus:
             g = node.by_index.get(gr.index)
@@ -90,7 +90,7 @@ def apply(state: ClusterState, alloc: Allocation, job: int) -> None:
                 assert g.holder is None and not g.mps_jobs, "GPU held twice"
                 g.holder = job
             touched.append(g)
-        state.take_host(node, ng.cpus, ng.mem_mib, 1)
+        state.take_host(node, ng.cpu_milli, ng.mem_mib, 1)
         if ng.exclusive:
             node.exclusive = job
             touched = node.gpus
@@ -130,7 +130,7 @@ def release(state: ClusterState, alloc: Allocation, job: int, count: bool = True
             else:
                 assert g.holder == job
                 g.holder = None
-        state.take_host(node, ng.cpus, ng.mem_mib, -1)
+        state.take_host(node, ng.cpu_milli, ng.mem_mib, -1)
         if ng.exclusive:
             assert node.exclusive == job
             node.exclusive = None

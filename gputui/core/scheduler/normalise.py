@@ -35,6 +35,7 @@ class RawOptions:
     ntasks_per_node: int | None = None
     cpus_per_task: int | None = None
     cpus_per_gpu: int | None = None
+    cpu_milli: int | None = None
     name: str | None = None
     priority: int = 0
     nice: int = 0
@@ -90,6 +91,8 @@ def _host_checks(raw: RawOptions) -> None:
         raise RequestError(f"{mems[1]}: cannot be combined with {mems[0]} (give memory one way)")
     if raw.cpus_per_gpu is not None and raw.cpus_per_task is not None:
         raise RequestError("--cpus-per-gpu: cannot be combined with --cpus-per-task")
+    if raw.cpu_milli is not None and (raw.cpus_per_gpu or raw.cpus_per_task or raw.ntasks or raw.ntasks_per_node):
+        raise RequestError("--cpu-milli: gives the CPUs per node itself; drop -c, -n and --cpus-per-gpu")
 
 
 def _share(raw: RawOptions, shard: list[GpuItem], others: bool, mps_env: int | None) -> dict:
@@ -222,6 +225,7 @@ def build_request(raw: RawOptions) -> JobRequest:
         ntasks_per_node=raw.ntasks_per_node,
         cpus_per_task=raw.cpus_per_task,
         cpus_per_gpu=raw.cpus_per_gpu,
+        cpu_milli=raw.cpu_milli,
         name=raw.name,
         priority=raw.priority,
         nice=raw.nice,

@@ -23,7 +23,7 @@ _LONG = {
     "nodelist": "yes", "exclude": "yes", "time": "yes", "mem-per-gpu": "yes", "job-name": "yes",
     "priority": "yes", "nice": "optional", "dependency": "yes", "gpu-ids": "yes", "export": "yes",
     "ntasks": "yes", "ntasks-per-node": "yes", "cpus-per-task": "yes", "cpus-per-gpu": "yes", "mem": "yes",
-    "mem-per-cpu": "yes", "gpu-mem": "yes", "gpu-milli": "yes", "constraint": "yes",
+    "mem-per-cpu": "yes", "gpu-mem": "yes", "gpu-milli": "yes", "cpu-milli": "yes", "constraint": "yes",
 }  # fmt: skip
 _SHORT = {"G": "gpus", "N": "nodes", "w": "nodelist", "x": "exclude", "t": "time", "J": "job-name",
           "n": "ntasks", "c": "cpus-per-task", "C": "constraint"}  # fmt: skip
@@ -150,6 +150,8 @@ def _apply(raw: RawOptions, name: str, value: str | None) -> None:
         raw.mem_mib = mem_mib(value or "", opt, zero_ok=True)
     elif name in _COUNTS:
         setattr(raw, _COUNTS[name], _int(value or "", opt, 1, 1_000_000))
+    elif name == "cpu-milli":
+        raw.cpu_milli = _int(value or "", opt, 1, 1_000_000_000)
     elif name == "gpu-milli":
         raw.gpu_milli = _int(value or "", opt, 1, 999)
     elif name == "constraint":

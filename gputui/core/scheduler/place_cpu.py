@@ -10,7 +10,8 @@ from gputui.core.scheduler.state import ANY, CPU, ClusterState, NodeState
 
 def place(state: ClusterState, ask: Ask, policy: Policy) -> Allocation | None:
     n = ask.request.nodes or 1
-    if state.top(CPU) < ask.cpus and not state.unknown_cpus:
+    whole = -(-ask.cpu_milli // 1000)  # the CPU index's unit: whole CPUs free, rounded up
+    if state.top(CPU) < whole and not state.unknown_cpus:
         return None  # no node has that many CPUs free: answered without looking at one
     workload = state.config.workload
     ranked = compares(ask, n, policy)
@@ -18,12 +19,12 @@ def place(state: ClusterState, ask: Ask, policy: Policy) -> Allocation | None:
     def plan(node: NodeState) -> tuple[NodeGrant, tuple] | None:
         if node.exclusive is not None:
             return None
-        host = host_take(node, ask.cpus, ask.mem)
+        host = host_take(node, ask.cpu_milli, ask.mem)
         if host is None:
             return None
-        ng = NodeGrant(node.name, (), cpus=host[0], mem_mib=host[1])
+        ng = NodeGrant(node.name, (), cpu_milli=host[0], mem_mib=host[1])
         if not ranked:
             return ng, ()
         return ng, policy.node_score(node.counts.get(ANY, 0), (0, 0), 0, NodeView(node, ng, workload))
 
-    return gang(state, ask, n, CPU, ask.cpus, policy, plan)
+    return gang(state, ask, n, CPU, whole, policy, plan)

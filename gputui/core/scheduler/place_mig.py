@@ -41,7 +41,7 @@ def plan_node(state: ClusterState, node: NodeState, ask: Ask, policy: Policy) ->
     """Every MIG instance the request needs on this node, or None."""
     dynamic = state.config.mig_dynamic
     tag = ask.tag
-    host = host_take(node, ask.cpus, ask.mem)
+    host = host_take(node, ask.cpu_milli, ask.mem)
     if host is None:
         return None
     gpus = [g for g in node.gpus if g.mig and not g.busy and not g.lost and (tag is None or tag in g.tags)]
@@ -78,7 +78,7 @@ def plan_node(state: ClusterState, node: NodeState, ask: Ask, policy: Policy) ->
                 largest, total = max(largest, lg), total + tot
         after = (largest, total)
     grants.sort(key=lambda gr: (gr.index, gr.mig.gi_id if gr.mig else 0))
-    ng = NodeGrant(node.name, tuple(grants), cpus=host[0], mem_mib=host[1])
+    ng = NodeGrant(node.name, tuple(grants), cpu_milli=host[0], mem_mib=host[1])
     if policy.candidates <= 1:
         return ng, ()  # the first node that fits is taken: no score needed
     return ng, policy.node_score(node.counts.get(ANY, 0), after, 0, NodeView(node, ng, state.config.workload))

@@ -44,7 +44,7 @@ def place(state: ClusterState, ask: Ask, policy: Policy) -> Allocation | None:
 
     def plan_with(within: bool):  # type: ignore[no-untyped-def]
         def plan(node: NodeState) -> tuple[NodeGrant, tuple] | None:
-            host = host_take(node, ask.cpus, ask.mem)
+            host = host_take(node, ask.cpu_milli, ask.mem)
             if host is None:
                 return None
             ready = [g for g in node.gpus if mps_ready(state, g, ask) and (not within or g.mps_pct + pct <= 100)]
@@ -54,7 +54,7 @@ def place(state: ClusterState, ask: Ask, policy: Policy) -> Allocation | None:
             chosen = sorted(ready[:k], key=lambda g: g.index)
             grants = tuple(GpuGrant(g.index, g.uuid, mps_percent=pct, mps_memory_mib=mem) for g in chosen)
             pipe = next((g.mps_pipe for g in chosen if g.mps_pipe), default_pipe)
-            ng = NodeGrant(node.name, grants, mps_pipe_directory=pipe, cpus=host[0], mem_mib=host[1])
+            ng = NodeGrant(node.name, grants, mps_pipe_directory=pipe, cpu_milli=host[0], mem_mib=host[1])
             if not ranked:
                 return ng, ()
             shared = sum(1 for g in chosen if g.mps_clients)

@@ -32,7 +32,7 @@ def place(state: ClusterState, ask: Ask, policy: Policy) -> Allocation | None:
     ranked = compares(ask, n, policy)
 
     def plan(node: NodeState) -> tuple[NodeGrant, tuple] | None:
-        host = host_take(node, ask.cpus, ask.mem)
+        host = host_take(node, ask.cpu_milli, ask.mem)
         if host is None:
             return None
         # the GPU that fits with the least to spare (best fit inside the node), or the most when the policy spreads
@@ -50,7 +50,7 @@ def place(state: ClusterState, ask: Ask, policy: Policy) -> Allocation | None:
             return None
         g = best
         gr = GpuGrant(g.index, g.uuid, shards=want) if shard else GpuGrant(g.index, g.uuid, milli=want)
-        ng = NodeGrant(node.name, (gr,), cpus=host[0], mem_mib=host[1])
+        ng = NodeGrant(node.name, (gr,), cpu_milli=host[0], mem_mib=host[1])
         if not ranked:
             return ng, ()
         whole_after = node.counts.get(ANY, 0) - (1 if ANY in g.contrib else 0)

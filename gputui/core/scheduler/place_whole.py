@@ -40,13 +40,13 @@ def place_count(state: ClusterState, ask: Ask, policy: Policy) -> Allocation | N
         ranked = compares(ask, n, policy)
 
         def plan(node: NodeState) -> tuple[NodeGrant, tuple] | None:
-            host = host_take(node, ask.cpus, ask.mem)
+            host = host_take(node, ask.cpu_milli, ask.mem)
             if host is None:
                 return None
             got = _pick(node, key, k, mem, policy)
             if got is None:
                 return None
-            ng = NodeGrant(node.name, got, cpus=host[0], mem_mib=host[1])
+            ng = NodeGrant(node.name, got, cpu_milli=host[0], mem_mib=host[1])
             if not ranked:
                 return ng, ()
             return ng, policy.node_score(node.counts.get(ANY, 0) - k, (0, 0), 0, NodeView(node, ng, workload))
@@ -57,12 +57,12 @@ def place_count(state: ClusterState, ask: Ask, policy: Policy) -> Allocation | N
         return None
     if req.nodes is None and not ask.required:
         for node in candidate_nodes(state, ask, key, total, policy.ascending):  # one node if one will do
-            host = host_take(node, ask.cpus, ask.mem)
+            host = host_take(node, ask.cpu_milli, ask.mem)
             if host is None:
                 continue
             got = _pick(node, key, total, mem, policy)
             if got is not None:
-                return Allocation((NodeGrant(node.name, got, cpus=host[0], mem_mib=host[1]),))
+                return Allocation((NodeGrant(node.name, got, cpu_milli=host[0], mem_mib=host[1]),))
     return _span(state, ask, total, policy)
 
 
@@ -131,7 +131,7 @@ def _span(state: ClusterState, ask: Ask, total: int, policy: Policy) -> Allocati
         if host is None:
             return None
         free.sort(key=policy.whole_key, reverse=True)
-        out.append((node.idx, NodeGrant(node.name, _grants(free[:k]), cpus=host[0], mem_mib=host[1])))
+        out.append((node.idx, NodeGrant(node.name, _grants(free[:k]), cpu_milli=host[0], mem_mib=host[1])))
     return Allocation(tuple(ng for _, ng in sorted(out, key=lambda t: t[0])))
 
 
@@ -142,7 +142,7 @@ def place_device(state: ClusterState, ask: Ask) -> Allocation | None:
     node = ask.required[0]
     if not ask.allowed & node.bit:
         return None
-    host = host_take(node, ask.cpus, ask.mem)
+    host = host_take(node, ask.cpu_milli, ask.mem)
     if host is None:
         return None
     grants = []
@@ -151,7 +151,7 @@ def place_device(state: ClusterState, ask: Ask) -> Allocation | None:
         if g is None or ANY not in g.contrib:
             return None
         grants.append(g)
-    return Allocation((NodeGrant(node.name, _grants(grants), cpus=host[0], mem_mib=host[1]),))
+    return Allocation((NodeGrant(node.name, _grants(grants), cpu_milli=host[0], mem_mib=host[1]),))
 
 
 def node_grants_all(node: NodeState) -> tuple[GpuGrant, ...]:
@@ -177,7 +177,7 @@ def place_exclusive(state: ClusterState, ask: Ask, policy: Policy) -> Allocation
     chosen = list(ask.required)
     per_node = req.gpus_per_node or (0 if req.kind == "nodes" else 1)
     for n in chosen:
-        if n.counts.get(key, 0) < per_node or not n.host_fits(ask.cpus, ask.mem):
+        if n.counts.get(key, 0) < per_node or not n.host_fits(ask.cpu_milli, ask.mem):
             return None
     want_nodes = req.nodes
     total = req.gpus
@@ -196,7 +196,7 @@ def place_exclusive(state: ClusterState, ask: Ask, policy: Policy) -> Allocation
         for m in masks:
             for i in bits(m):
                 node = state.nodes[i]
-                if not node.host_fits(ask.cpus, ask.mem):
+                if not node.host_fits(ask.cpu_milli, ask.mem):
                     continue
                 chosen.append(node)
                 have += node.counts.get(key, 0)
@@ -208,6 +208,7 @@ def place_exclusive(state: ClusterState, ask: Ask, policy: Policy) -> Allocation
         return None
     chosen.sort(key=lambda n: n.idx)
     return Allocation(tuple(
-        NodeGrant(n.name, node_grants_all(n), exclusive=True, cpus=n.cpus or ask.cpus, mem_mib=n.mem or 0)
+        NodeGrant(n.name, node_grants_all(n), exclusive=True, cpu_milli=n.cpu_milli or ask.cpu_milli,
+                  mem_mib=n.mem or 0)
         for n in chosen
     ))  # fmt: skip

@@ -22,11 +22,12 @@ class Ask:
     allowed: int  # nodes it may use
     required: tuple[NodeState, ...]  # nodes it must use (--nodelist)
     required_mask: int
-    cpus: int = 1  # host CPUs per node, for the usual number of GPUs per node (see :func:`host_on`)
+    cpu_milli: int = 1000  # host CPUs per node in thousandths, for the usual GPUs per node (see :func:`host_on`)
     mem: int = 0  # host memory per node, MiB (ALL_MEMORY: all of it)
 
     def host_on(self, state: ClusterState, nodes: int, gpus_on_node: int) -> tuple[int, int]:
-        """(CPUs, MiB) per node when the job ends up on ``nodes`` nodes with ``gpus_on_node`` GPUs here."""
+        """(thousandths of CPUs, MiB) per node when the job ends up on ``nodes`` nodes with ``gpus_on_node`` GPUs
+        here."""
         return host_need(self.request, nodes, gpus_on_node, state.config.default_mem_per_cpu_mib)
 
 
@@ -47,9 +48,10 @@ def gpus_per_node(req: JobRequest) -> int:
 
 
 def host_take(node: NodeState, cpus: int, mem: int) -> tuple[int, int] | None:
-    """The (CPUs, MiB) to take on ``node`` for a need of (``cpus``, ``mem``), or None when it does not fit."""
+    """The (thousandths of CPUs, MiB) to take on ``node`` for a need of (``cpus``, ``mem``), or None when it
+    does not fit."""
     if mem == 0:  # the usual case, without the call
-        if node.cpus is not None and cpus > node.cpus_free:
+        if node.cpus is not None and cpus > node.cpu_free:
             return None
         return cpus, 0
     if not node.host_fits(cpus, mem):

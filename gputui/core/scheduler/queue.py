@@ -256,7 +256,9 @@ class Scheduler:
         mine = {ng.node: ng for ng in alloc.nodes}
         for rg in reserved.nodes:
             ng = mine.get(rg.node)
-            if ng is not None and not self.state.by_name[rg.node].host_fits(ng.cpus + rg.cpus, ng.mem_mib + rg.mem_mib):
+            if ng is not None and not self.state.by_name[rg.node].host_fits(
+                ng.cpu_milli + rg.cpu_milli, ng.mem_mib + rg.mem_mib
+            ):
                 return False
         return True
 

@@ -40,6 +40,7 @@ class JobRequest:
     ntasks_per_node: int | None = None
     cpus_per_task: int | None = None
     cpus_per_gpu: int | None = None
+    cpu_milli: int | None = None  # gputui's --cpu-milli: thousandths of CPUs per node (a trace's millicores)
     mem_mib: int | None = None  # --mem: per node; 0 means all of the node's memory
     mem_per_cpu_mib: int | None = None
     mem_per_gpu_mib: int | None = None  # host memory per allocated GPU (Slurm's --mem-per-gpu)
@@ -72,7 +73,7 @@ class JobRequest:
             self.kind, self.gpus, self.gpus_per_node, self.gpu_type, self.nodes, self.exclusive, self.gpu_ids,
             self.mig, self.mps_percent, self.nodelist, self.exclude, self.gpu_mem_mib, self.shards, self.gpu_milli,
             self.constraint, self.ntasks, self.ntasks_per_node, self.cpus_per_task, self.cpus_per_gpu, self.mem_mib,
-            self.mem_per_cpu_mib, self.mem_per_gpu_mib,
+            self.mem_per_cpu_mib, self.mem_per_gpu_mib, self.cpu_milli,
         )  # fmt: skip
 
     @property
@@ -80,7 +81,8 @@ class JobRequest:
         """Whether no CPU or memory option was given (one CPU, the default memory)."""
         return (
             self.cpus_per_task is None and self.ntasks is None and self.ntasks_per_node is None
-            and self.cpus_per_gpu is None and self.mem_mib is None and self.mem_per_cpu_mib is None
+            and self.cpus_per_gpu is None and self.cpu_milli is None and self.mem_mib is None
+            and self.mem_per_cpu_mib is None
             and self.mem_per_gpu_mib is None
         )  # fmt: skip
 
@@ -92,7 +94,9 @@ class JobRequest:
         """The CPU and memory part of the request in words ('4 CPUs, 8 GiB'), '' when nothing was asked."""
         parts = []
         c = self.cpus_per_task or 1
-        if self.cpus_per_gpu:
+        if self.cpu_milli:
+            parts.append(cpu_text(self.cpu_milli))
+        elif self.cpus_per_gpu:
             parts.append(f"{self.cpus_per_gpu} CPUs per GPU")
         elif self.ntasks_per_node:
             parts.append(f"{self.ntasks_per_node * c} CPUs per node")
@@ -147,3 +151,9 @@ def mib_text(mib: int) -> str:
         g = mib / 1024
         return f"{g:.0f} GiB" if g == int(g) else f"{g:.1f} GiB"
     return f"{mib} MiB"
+
+
+def cpu_text(milli: int, adjective: str = "") -> str:
+    """'4 CPUs', '1 free CPU', '0.5 CPUs' from thousandths of CPUs."""
+    n = f"{milli // 1000}" if milli % 1000 == 0 else f"{milli / 1000:g}"
+    return f"{n} {adjective}CPU{'' if milli == 1000 else 's'}"

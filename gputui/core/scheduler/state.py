@@ -104,7 +104,7 @@ class NodeState:
     """One node: its GPUs, its counts per index key, and whether a job holds it exclusively."""
 
     __slots__ = ("name", "idx", "bit", "gpus", "by_index", "counts", "exclusive", "unpristine", "releases", "cpus",
-                 "cpus_free", "mem", "mem_free", "features", "jobs")  # fmt: skip
+                 "cpu_milli", "cpu_free", "mem", "mem_free", "features", "jobs")  # fmt: skip
 
     def __init__(self, name: str, idx: int, cpus: int | None = None, mem: int | None = None,
                  features: frozenset[str] = frozenset()) -> None:  # fmt: skip
@@ -117,16 +117,18 @@ class NodeState:
         self.exclusive: int | None = None
         self.unpristine = 0
         self.releases = 0  # bumped when something here is freed: a job that did not fit here may fit now
-        self.cpus = cpus  # None: not known, so not a constraint
-        self.cpus_free = cpus or 0
+        self.cpus = cpus  # whole CPUs; None: not known, so not a constraint
+        self.cpu_milli = (cpus or 0) * 1000  # the same in thousandths, the unit of every CPU need
+        self.cpu_free = self.cpu_milli  # thousandths
         self.mem = mem  # host memory, MiB; None: not known, so not a constraint
         self.mem_free = mem or 0
         self.features = features  # lower case: the manager's node features and every GPU type name here
         self.jobs = 0  # jobs holding anything here (CPU-only jobs included)
 
-    def host_fits(self, cpus: int, mem: int) -> bool:
-        """Whether ``cpus`` CPUs and ``mem`` MiB (-1: all of it) are free here; unknown totals never bind."""
-        if self.cpus is not None and cpus > self.cpus_free:
+    def host_fits(self, cpu_milli: int, mem: int) -> bool:
+        """Whether ``cpu_milli`` thousandths of CPUs and ``mem`` MiB (-1: all of it) are free here; unknown totals
+        never bind."""
+        if self.cpus is not None and cpu_milli > self.cpu_free:
             return False
         if self.mem is None:
             return True
@@ -168,16 +170,17 @@ class ClusterState:
         if cpus is None:
             self.unknown_cpus |= node.bit
         elif CPU in self.share_keys:
-            self._add(node, CPU, cpus)
+            self._add(node, CPU, cpus)  # the CPU index counts whole CPUs free, rounded up
         self._refresh_idle(node)
         return node
 
-    def take_host(self, node: NodeState, cpus: int, mem: int, sign: int) -> None:
+    def take_host(self, node: NodeState, cpu_milli: int, mem: int, sign: int) -> None:
         """Allocate (``sign`` 1) or free (-1) host CPUs and memory on ``node``, keeping the CPU index exact."""
-        if cpus and node.cpus is not None:
-            node.cpus_free -= sign * cpus
-            if CPU in self.share_keys:
-                self._add(node, CPU, -sign * cpus)
+        if cpu_milli and node.cpus is not None:
+            old = node.cpu_free
+            node.cpu_free = new = old - sign * cpu_milli
+            if CPU in self.share_keys and (d := -(-new // 1000) - -(-old // 1000)):
+                self._add(node, CPU, d)
         if mem and node.mem is not None:
             node.mem_free -= sign * mem
         node.jobs += sign
@@ -282,8 +285,8 @@ class ClusterState:
         self.gpu_shares = self.gpu_shares or key != CPU
         for node in self.nodes:
             if key == CPU:
-                if node.cpus is not None and node.cpus_free:
-                    self._add(node, CPU, node.cpus_free)
+                if node.cpus is not None and node.cpu_free > 0:
+                    self._add(node, CPU, -(-node.cpu_free // 1000))
                 continue
             for g in node.gpus:
                 self.touch(g)
@@ -404,7 +407,7 @@ class ClusterState:
         buckets = tuple(sorted((k, tuple(v).__repr__()) for k, v in self.buckets.items() if any(v)))
         totals = tuple(sorted((k, v) for k, v in self.totals.items() if v))
         excl = tuple(n.exclusive for n in self.nodes)
-        host = tuple((n.cpus_free, n.mem_free, n.jobs) for n in self.nodes)
+        host = tuple((n.cpu_free, n.mem_free, n.jobs) for n in self.nodes)
         return gpus, buckets, totals, self.idle_mask, excl, host
 
     def audit(self) -> None:
@@ -427,9 +430,9 @@ class ClusterState:
                 if v:
                     counts.setdefault(k, {})[n.idx] = v
             if n.cpus is not None:
-                assert 0 <= n.cpus_free <= n.cpus, f"{n.name}: {n.cpus_free} of {n.cpus} CPUs free"
-                if n.cpus_free and CPU in self.share_keys:
-                    counts.setdefault(CPU, {})[n.idx] = n.cpus_free
+                assert 0 <= n.cpu_free <= n.cpu_milli, f"{n.name}: {n.cpu_free} of {n.cpu_milli} milli-CPUs free"
+                if n.cpu_free and CPU in self.share_keys:
+                    counts.setdefault(CPU, {})[n.idx] = -(-n.cpu_free // 1000)
             if n.mem is not None:
                 assert 0 <= n.mem_free <= n.mem, f"{n.name}: {n.mem_free} of {n.mem} MiB free"
             assert unpristine == n.unpristine, f"{n.name}: unpristine {n.unpristine} != {unpristine}"

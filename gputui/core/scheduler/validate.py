@@ -6,7 +6,7 @@ from gputui.core.scheduler.errors import RequestError
 from gputui.core.scheduler.host import ALL_MEMORY, host_need
 from gputui.core.scheduler.mig import placeable
 from gputui.core.scheduler.placement import constraint_mask, gpus_per_node
-from gputui.core.scheduler.request import JobRequest, mib_text
+from gputui.core.scheduler.request import JobRequest, cpu_text, mib_text
 from gputui.core.scheduler.state import ClusterState
 
 
@@ -67,6 +67,8 @@ def _mig_potential(state: ClusterState, g) -> dict[str, int]:  # type: ignore[no
 
 
 def _cpu_option(req: JobRequest) -> str:
+    if req.cpu_milli:
+        return "--cpu-milli"
     if req.cpus_per_gpu:
         return "--cpus-per-gpu"
     if req.ntasks_per_node:
@@ -88,9 +90,11 @@ def _check_host(state: ClusterState, cap: StaticCapacity, req: JobRequest) -> No
         return  # one CPU, no memory: every node has that
     per = 1 if (req.kind == "count" and req.gpus_per_node is None) else gpus_per_node(req)
     nodes = req.node_count or (req.gpus or 1)
-    cpus, mem = host_need(req, nodes, per, state.config.default_mem_per_cpu_mib)
-    if cap.cpus_max is not None and cpus > cap.cpus_max:
-        raise RequestError(f"{_cpu_option(req)}: needs {cpus} CPUs on a node; the largest node has {cap.cpus_max}")
+    milli, mem = host_need(req, nodes, per, state.config.default_mem_per_cpu_mib)
+    if cap.cpus_max is not None and milli > cap.cpus_max * 1000:
+        raise RequestError(
+            f"{_cpu_option(req)}: needs {cpu_text(milli)} on a node; the largest node has {cap.cpus_max}"
+        )
     if cap.mem_max is not None and mem != ALL_MEMORY and mem > cap.mem_max:
         raise RequestError(
             f"{_mem_option(req)}: needs {mib_text(mem)} on a node; the largest node has {mib_text(cap.mem_max)}"

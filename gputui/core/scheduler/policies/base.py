@@ -29,9 +29,10 @@ class NodeView:
         self.workload = workload
 
     @property
-    def cpus_left(self) -> int | None:
+    def cpu_milli_left(self) -> int | None:
+        """Thousandths of CPUs left on the node after the placement; None where its CPUs are not known."""
         n = self.node
-        return None if n.cpus is None else n.cpus_free - self.grant.cpus
+        return None if n.cpus is None else n.cpu_free - self.grant.cpu_milli
 
     @property
     def memory_left_mib(self) -> int | None:
