@@ -6,12 +6,11 @@ import contextlib
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sched_helpers import apply_release_stream, check_reservations_kept
 
-from gputui.core.scheduler import ledger
 from gputui.core.scheduler.build import GpuSpec, NodeSpec, state_from_specs
 from gputui.core.scheduler.config import SchedulerConfig
 from gputui.core.scheduler.errors import RequestError
-from gputui.core.scheduler.finder import find_allocation
 from gputui.core.scheduler.options import parse_options
 from gputui.core.scheduler.placement import prepare
 from gputui.core.scheduler.policies import POLICIES, get_policy
@@ -77,23 +76,7 @@ def test_allocations_never_overlap_and_release_restores_state(layout, config, st
     state = build(layout, config)
     policy = get_policy(config.policy)
     asks = [prepare(state, r) for r in PARSED]  # a first use of a GPU type adds its index: do it up front
-    initial = state.fingerprint()
-    active = {}
-    for job, (ri, release_one) in enumerate(stream, start=1):
-        alloc = find_allocation(state, asks[ri], policy)
-        if alloc is not None:
-            assert ledger.can_apply(state, alloc)
-            ledger.apply(state, alloc, job)
-            active[job] = alloc
-        if release_one and active:
-            j = min(active)
-            ledger.release(state, active.pop(j), j)
-        state.audit()
-        check_exclusive_use(state, active)
-    for j in sorted(active, reverse=True):
-        ledger.release(state, active.pop(j), j)
-    state.audit()
-    assert state.fingerprint() == initial
+    apply_release_stream(state, asks, policy, stream, lambda st, active, *_: check_exclusive_use(st, active))
 
 
 @settings(max_examples=30, deadline=None)
@@ -115,24 +98,7 @@ def test_backfill_never_delays_the_head_reservation(layout, policy, stream):
             jobs.append(q.submit(replace(req, time_limit_s=minutes * 60), 0))
         except RequestError:
             continue  # cannot run on this random cluster at all
-    promised: dict[int, float] = {}
-    now = 0.0
-    for _ in range(200):
-        for d in q.schedule(now):
-            assert d.job_id not in promised or now <= promised[d.job_id], "started later than its reservation"
-        for j in q.pending:
-            if j.reservation is not None and q.head is j:
-                promised[j.id] = min(promised.get(j.id, float("inf")), j.reservation[0])
-        ends = [j.expected_end for j in q.running.values()]
-        if not ends:
-            break
-        now = min(ends)
-        for j in list(q.running.values()):
-            if j.expected_end <= now:
-                q.finish(j.id, now)
-    for j in jobs:
-        if j.id in promised and j.start_time is not None:
-            assert j.start_time <= promised[j.id]
+    check_reservations_kept(q, jobs)
 
 
 FRAGMENTS = st.sampled_from([

@@ -7,14 +7,13 @@ from dataclasses import replace
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sched_helpers import cluster, layout, place
+from sched_helpers import apply_release_stream, check_reservations_kept, cluster, gpu_state, layout, place
 
 from gputui.core.scheduler import ledger
 from gputui.core.scheduler.build import GpuSpec, NodeSpec, state_from_specs
 from gputui.core.scheduler.config import SchedulerConfig
 from gputui.core.scheduler.errors import RequestError
 from gputui.core.scheduler.explain import explain
-from gputui.core.scheduler.finder import find_allocation
 from gputui.core.scheduler.options import parse_options
 from gputui.core.scheduler.placement import prepare
 from gputui.core.scheduler.policies import POLICIES, get_policy
@@ -251,28 +250,13 @@ def test_cpus_memory_and_shares_are_never_over_allocated_and_release_restores(sp
     state = _state(spec, config)
     policy = get_policy(config.policy)
     asks = [prepare(state, r) for r in PARSED]  # a first use of a kind adds its index: do it up front
-    initial = state.fingerprint()
-    active = {}
-    for job, (ri, release_one) in enumerate(stream, start=1):
-        gpu_state = [(g.holder, g.mps_jobs.copy(), g.shards_used, g.milli_used) for n in state.nodes for g in n.gpus]
-        alloc = find_allocation(state, asks[ri], policy)
-        if alloc is not None:
-            assert ledger.can_apply(state, alloc)
-            ledger.apply(state, alloc, job)
-            active[job] = alloc
-            if PARSED[ri].kind == "cpu":  # CPU-only jobs never take a GPU
-                assert all(not ng.gpus for ng in alloc.nodes)
-                assert gpu_state == [(g.holder, g.mps_jobs, g.shards_used, g.milli_used)
-                                     for n in state.nodes for g in n.gpus]  # fmt: skip
-        if release_one and active:
-            j = min(active)
-            ledger.release(state, active.pop(j), j)
-        state.audit()
-        _check(state, active)
-    for j in sorted(active, reverse=True):
-        ledger.release(state, active.pop(j), j)
-    state.audit()
-    assert state.fingerprint() == initial
+
+    def check(st, active, ri, alloc, gpus_before) -> None:  # type: ignore[no-untyped-def]
+        _check(st, active)
+        if alloc is not None and PARSED[ri].kind == "cpu":  # CPU-only jobs never take a GPU
+            assert all(not ng.gpus for ng in alloc.nodes) and gpu_state(st) == gpus_before
+
+    apply_release_stream(state, asks, policy, stream, check)
 
 
 @settings(max_examples=30, deadline=None)
@@ -286,24 +270,7 @@ def test_backfill_never_delays_the_head_with_cpus_and_memory(spec, policy, strea
             jobs.append(q.submit(replace(PARSED[ri], time_limit_s=minutes * 60), 0))
         except RequestError:
             continue
-    promised: dict[int, float] = {}
-    now = 0.0
-    for _ in range(200):
-        for d in q.schedule(now):
-            assert d.job_id not in promised or now <= promised[d.job_id], "started later than its reservation"
-        for j in q.pending:
-            if j.reservation is not None and q.head is j:
-                promised[j.id] = min(promised.get(j.id, float("inf")), j.reservation[0])
-        ends = [j.expected_end for j in q.running.values()]
-        if not ends:
-            break
-        now = min(ends)
-        for j in list(q.running.values()):
-            if j.expected_end <= now:
-                q.finish(j.id, now)
-    for j in jobs:
-        if j.id in promised and j.start_time is not None:
-            assert j.start_time <= promised[j.id]
+    check_reservations_kept(q, jobs)
 
 
 def test_snapshot_resources_unknown_cpus_never_bind_and_manager_allocations_count() -> None:
