@@ -19,6 +19,8 @@ from gputui.jobs.form import JobForm, form_options, form_submission
         (JobForm(mig_profile="3g.20gb", mig_count="2"), {"kind": "mig", "mig": (("3g.20gb", 2),)}),
         (JobForm(mig_profile="1g.5gb"), {"kind": "mig", "mig": (("1g.5gb", 1),)}),
         (JobForm(mps_percent="30", mem_per_gpu="4G"), {"kind": "mps", "mps_percent": 30, "gpu_mem_mib": 4096}),
+        (JobForm(cpus="4", mem="8G"), {"kind": "cpu", "cpus_per_task": 4, "mem_mib": 8192}),
+        (JobForm(gpus="1", cpus="16"), {"kind": "count", "gpus": 1, "cpus_per_task": 16}),
         (JobForm(gpus="1", priority="5", extra="--nice=2 --dependency=afterok:7"),
          {"priority": 5, "nice": 2, "dependencies": (("afterok", 7),)}),
     ],

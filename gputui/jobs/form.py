@@ -24,7 +24,9 @@ class JobForm:
     mig_profile: str = ""  # "3g.20gb"
     mig_count: str = ""  # instances of mig_profile per node (default 1)
     mps_percent: str = ""
-    mem_per_gpu: str = ""  # "10G": GPU memory per GPU (--gpu-mem); host memory goes in extra (--mem)
+    mem_per_gpu: str = ""  # "10G": GPU memory per GPU (--gpu-mem)
+    cpus: str = ""  # CPUs of the job's one task (--cpus-per-task); with no GPU field, a CPU-only job
+    mem: str = ""  # host memory per node (--mem): "8G"
     time: str = ""  # "1:00:00"
     priority: str = ""
     extra: str = ""  # further Slurm options, pasted as one line
@@ -33,8 +35,8 @@ class JobForm:
 #: form field -> the option it becomes
 _OPTIONS = (
     ("name", "--job-name"), ("gpus", "--gpus"), ("gpus_per_node", "--gpus-per-node"), ("nodes", "--nodes"),
-    ("nodelist", "--nodelist"), ("gpu_ids", "--gpu-ids"), ("mem_per_gpu", "--gpu-mem"), ("time", "--time"),
-    ("priority", "--priority"),
+    ("nodelist", "--nodelist"), ("gpu_ids", "--gpu-ids"), ("mem_per_gpu", "--gpu-mem"), ("cpus", "--cpus-per-task"),
+    ("mem", "--mem"), ("time", "--time"), ("priority", "--priority"),
 )  # fmt: skip
 
 
