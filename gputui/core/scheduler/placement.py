@@ -157,6 +157,8 @@ def gang(
             if seen >= policy.candidates:
                 break
             continue
+        if n == 1:
+            return Allocation((ng,))
         chosen.append(ng)
         if len(chosen) == n:
             return Allocation(tuple(sorted(chosen, key=lambda g: state.by_name[g.node].idx)))

@@ -10,6 +10,8 @@ one GPU): a stream without CPU-only or fractional jobs pays nothing for those.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from gputui.core.mig_profiles import GpuModel, MigProfile
 from gputui.core.scheduler.config import SchedulerConfig
 from gputui.core.scheduler.mig import placeable
@@ -378,13 +380,16 @@ class ClusterState:
                 return c
         return 0
 
-    def nodes_with(self, key: str, at_least: int, allowed: int, ascending: bool = True) -> list[int]:
-        """Bitmasks of nodes with at least ``at_least`` of ``key``, one per count, in policy order."""
+    def nodes_with(self, key: str, at_least: int, allowed: int, ascending: bool = True) -> Iterator[int]:
+        """Bitmasks of nodes with at least ``at_least`` of ``key``, one per count, in policy order (lazily: the
+        first node that fits usually ends the search)."""
         b = self.buckets.get(key)
         if not b:
-            return []
+            return
         rng = range(max(1, at_least), len(b)) if ascending else range(len(b) - 1, max(1, at_least) - 1, -1)
-        return [m for c in rng if (m := b[c] & allowed)]
+        for c in rng:
+            if m := b[c] & allowed:
+                yield m
 
     def mask_of(self, names: tuple[str, ...] | list[str]) -> int:
         m = 0
