@@ -91,7 +91,7 @@ def test_release_restores_exact_free_state() -> None:
     s = cluster(("node[01-02]", 2, A100), cpus=8, mem_mib=16384, shards_per_gpu=4)
     for r in ("--gres=shard:1", "--gpu-milli=300"):
         prepare(s, parse_options(r))  # index the share kinds up front, as a first request of each does
-    prepare(s, parse_options("-c 1"))
+    prepare(s, parse_options("-c 2 --mem=1G"))  # and the CPU and memory indexes
     first = s.fingerprint()
     allocs = [place(s, r, job=i) for i, r in enumerate(["-c 3 --mem=4G", "--gres=shard:3", "--gpu-milli=300",
                                                          "--gpus=1 -c 2", "-c 5 --mem=12G"], start=1)]  # fmt: skip
@@ -255,6 +255,11 @@ def test_cpus_memory_and_shares_are_never_over_allocated_and_release_restores(sp
         _check(st, active)
         if alloc is not None and PARSED[ri].kind == "cpu":  # CPU-only jobs never take a GPU
             assert all(not ng.gpus for ng in alloc.nodes) and gpu_state(st) == gpus_before
+        ask = asks[ri]
+        if alloc is None and PARSED[ri].kind == "cpu" and (PARSED[ri].nodes or 1) == 1:  # and the indexes miss none
+            fits = [n.name for n in st.nodes if ask.allowed & n.bit and n.exclusive is None
+                    and n.host_fits(ask.cpu_milli, ask.mem)]  # fmt: skip
+            assert not fits, f"{REQUESTS[ri]} waits, but fits on {fits}"
 
     apply_release_stream(state, asks, policy, stream, check)
 

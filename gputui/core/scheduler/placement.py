@@ -9,7 +9,7 @@ from gputui.core.scheduler.allocation import Allocation, NodeGrant
 from gputui.core.scheduler.host import ALL_MEMORY, host_need
 from gputui.core.scheduler.policies.base import Policy
 from gputui.core.scheduler.request import JobRequest
-from gputui.core.scheduler.state import ANY, CPU, MILLI, MPS, SHARD, ClusterState, NodeState
+from gputui.core.scheduler.state import ANY, CPU, MEM, MILLI, MPS, SHARD, ClusterState, NodeState
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +24,7 @@ class Ask:
     required_mask: int
     cpu_milli: int = 1000  # host CPUs per node in thousandths, for the usual GPUs per node (see :func:`host_on`)
     mem: int = 0  # host memory per node, MiB (ALL_MEMORY: all of it)
+    host_cut: bool = False  # it needs more than one CPU or some memory: cut candidates by the CPU / memory index
 
     def host_on(self, state: ClusterState, nodes: int, gpus_on_node: int) -> tuple[int, int]:
         """(thousandths of CPUs, MiB) per node when the job ends up on ``nodes`` nodes with ``gpus_on_node`` GPUs
@@ -94,7 +95,12 @@ def prepare(state: ClusterState, request: JobRequest) -> Ask:
         allowed &= constraint_mask(state, request.constraint)
     cpus, mem = host_need(request, request.node_count or 1, gpus_per_node(request),
                           state.config.default_mem_per_cpu_mib)  # fmt: skip
-    return Ask(request, key, tag, allowed, required, req_mask, cpus, mem)
+    cut = cpus > 1000 or mem > 0
+    if cpus > 1000:
+        state.index_share(CPU)
+    if mem > 0:
+        state.index_share(MEM)
+    return Ask(request, key, tag, allowed, required, req_mask, cpus, mem, cut)
 
 
 def _size(profile: str) -> int:
@@ -114,6 +120,8 @@ def candidate_nodes(state: ClusterState, ask: Ask, key: str, at_least: int, asce
     """Required nodes first, then the others from the index in policy order."""
     yield from ask.required
     others = ask.allowed & ~ask.required_mask
+    if ask.host_cut:
+        others &= state.host_mask(ask.cpu_milli, ask.mem)
     nodes = state.nodes
     for m in state.nodes_with(key, at_least, others, ascending):
         for i in bits(m):

@@ -25,6 +25,9 @@ MILLI = "milli"
 #: The "milli" index counts free thousandths in steps of this many (rounded up), so that a query scans 100
 #: buckets, not 1,000; the placer then checks the exact figure.
 MILLI_STEP = 10
+MEM = "mem"
+#: The "mem" index counts free host memory in steps of this many MiB (rounded up).
+MEM_STEP = 8192
 
 
 class MigSlot:
@@ -157,6 +160,7 @@ class ClusterState:
         self.gpu_shares = False  # SHARD or MILLI is indexed
         self.feature_masks: dict[str, int] = {}  # feature -> nodes having it
         self.unknown_cpus = 0  # nodes whose CPUs are not known (no CPU constraint there)
+        self.unknown_mem = 0  # nodes whose memory is not known
 
     # -- building -------------------------------------------------------------------------------
     def add_node(self, name: str, cpus: int | None = None, mem: int | None = None,
@@ -173,6 +177,10 @@ class ClusterState:
             self.unknown_cpus |= node.bit
         elif CPU in self.share_keys:
             self._add(node, CPU, cpus)  # the CPU index counts whole CPUs free, rounded up
+        if mem is None:
+            self.unknown_mem |= node.bit
+        elif MEM in self.share_keys and mem > 0:
+            self._add(node, MEM, -(-mem // MEM_STEP))
         self._refresh_idle(node)
         return node
 
@@ -184,7 +192,10 @@ class ClusterState:
             if CPU in self.share_keys and (d := -(-new // 1000) - -(-old // 1000)):
                 self._add(node, CPU, d)
         if mem and node.mem is not None:
-            node.mem_free -= sign * mem
+            old = node.mem_free
+            node.mem_free = new = old - sign * mem
+            if MEM in self.share_keys and (d := -(-new // MEM_STEP) - -(-old // MEM_STEP)):
+                self._add(node, MEM, d)
         node.jobs += sign
         if node.jobs == (sign > 0):  # idleness can only change on the first job in or the last one out
             self._refresh_idle(node)
@@ -284,11 +295,15 @@ class ClusterState:
         if key in self.share_keys:
             return
         self.share_keys.add(key)
-        self.gpu_shares = self.gpu_shares or key != CPU
+        self.gpu_shares = self.gpu_shares or key in (SHARD, MILLI)
         for node in self.nodes:
             if key == CPU:
                 if node.cpus is not None and node.cpu_free > 0:
                     self._add(node, CPU, -(-node.cpu_free // 1000))
+                continue
+            if key == MEM:
+                if node.mem is not None and node.mem_free > 0:
+                    self._add(node, MEM, -(-node.mem_free // MEM_STEP))
                 continue
             for g in node.gpus:
                 self.touch(g)
@@ -391,6 +406,25 @@ class ClusterState:
             if m := b[c] & allowed:
                 yield m
 
+    def at_least_mask(self, key: str, count: int) -> int:
+        """Nodes whose count for ``key`` is at least ``count``."""
+        m = 0
+        b = self.buckets.get(key)
+        if b:
+            for c in range(max(1, count), len(b)):
+                m |= b[c]
+        return m
+
+    def host_mask(self, cpu_milli: int, mem: int) -> int:
+        """Nodes that may have ``cpu_milli`` thousandths of CPUs and ``mem`` MiB free (a superset: the CPU and
+        memory indexes count in steps), for a cheap cut before the per-node loop of a job that needs much."""
+        m = self.all_mask
+        if cpu_milli > 1000 and CPU in self.share_keys:
+            m &= self.at_least_mask(CPU, -(-cpu_milli // 1000)) | self.unknown_cpus
+        if mem > 0 and MEM in self.share_keys:
+            m &= self.at_least_mask(MEM, -(-mem // MEM_STEP)) | self.unknown_mem
+        return m
+
     def mask_of(self, names: tuple[str, ...] | list[str]) -> int:
         m = 0
         for n in names:
@@ -440,6 +474,8 @@ class ClusterState:
                     counts.setdefault(CPU, {})[n.idx] = -(-n.cpu_free // 1000)
             if n.mem is not None:
                 assert 0 <= n.mem_free <= n.mem, f"{n.name}: {n.mem_free} of {n.mem} MiB free"
+                if n.mem_free and MEM in self.share_keys:
+                    counts.setdefault(MEM, {})[n.idx] = -(-n.mem_free // MEM_STEP)
             assert unpristine == n.unpristine, f"{n.name}: unpristine {n.unpristine} != {unpristine}"
             if unpristine == 0 and n.exclusive is None and n.jobs == 0 and (n.gpus or n.cpus is not None):
                 idle |= n.bit
