@@ -23,12 +23,11 @@ def place(state: ClusterState, ask: Ask, policy: Policy) -> Allocation | None:
     req = ask.request
     shard = ask.key == SHARD
     want = (req.shards if shard else req.gpu_milli) or 0
-    at_least = want if shard else -(-want // MILLI_STEP)  # the index's unit
-    if state.top(ask.key) < at_least:
-        return None
+    at_least = want if shard else -(-want // MILLI_STEP)  # the index's unit; the index finds no node if none has
     tag, mem = ask.tag, req.gpu_mem_mib
     n = req.nodes or 1
     workload = state.config.workload
+    slot, ascending = (1 if shard else 2), policy.ascending
     ranked = compares(ask, n, policy)
 
     def plan(node: NodeState) -> tuple[NodeGrant, tuple] | None:
@@ -39,12 +38,14 @@ def place(state: ClusterState, ask: Ask, policy: Policy) -> Allocation | None:
         best: GpuUnit | None = None
         best_free = 0
         for g in node.gpus:
-            free = g.best[1] if shard else (1000 - g.milli_used if g.best[2] else 0)  # share_free, inlined
+            if not g.best[slot]:
+                continue
+            free = g.best[1] if shard else 1000 - g.milli_used  # share_free, inlined
             if free < want or (tag is not None and tag not in g.tags):
                 continue
             if mem is not None and g.memory_mib is not None and g.memory_mib < mem:
                 continue
-            if best is None or (free < best_free if policy.ascending else free > best_free):
+            if best is None or (free < best_free if ascending else free > best_free):
                 best, best_free = g, free
         if best is None:
             return None

@@ -4,7 +4,7 @@ Per index key ("g:<type>" whole GPUs, "m:<profile>" MIG instances, "mps" MPS-rea
 and ``buckets[key][c]`` is a bitmask of the nodes whose count is exactly ``c``: finding "a node with at least n
 free" is a few integer ANDs, whatever the cluster size. Four more keys hold a per-node best instead of a sum:
 "mpsroom" (the most percentage left under 100 on one MPS-ready GPU) and, once a request of their kind is seen,
-"cpu" (free CPUs of nodes whose CPUs are known), "shard" and "milli" (the most free shards / tens of thousandths on
+"cpu" (free CPUs of nodes whose CPUs are known), "shard" and "milli" (the most free shards / thousandths, in steps, on
 one GPU): a stream without CPU-only or fractional jobs pays nothing for those.
 """
 
@@ -22,9 +22,9 @@ CPU = "cpu"
 MPS_ROOM = "mpsroom"
 SHARD = "shard"
 MILLI = "milli"
-#: The "milli" index counts free thousandths in steps of this many (rounded up), so that a query scans 100
+#: The "milli" index counts free thousandths in steps of this many (rounded up), so that a query scans 40
 #: buckets, not 1,000; the placer then checks the exact figure.
-MILLI_STEP = 10
+MILLI_STEP = 25
 MEM = "mem"
 #: The "mem" index counts free host memory in steps of this many MiB (rounded up).
 MEM_STEP = 8192
