@@ -2,10 +2,10 @@
 
 Per index key ("g:<type>" whole GPUs, "m:<profile>" MIG instances, "mps" MPS-ready GPUs) each node has a count,
 and ``buckets[key][c]`` is a bitmask of the nodes whose count is exactly ``c``: finding "a node with at least n
-free" is a few integer ANDs, whatever the cluster size. Four more keys hold a per-node best instead of a sum:
+free" is a few integer ANDs, whatever the cluster size. Some keys hold a per-node figure that is not a sum of GPUs:
 "mpsroom" (the most percentage left under 100 on one MPS-ready GPU) and, once a request of their kind is seen,
-"cpu" (free CPUs of nodes whose CPUs are known), "shard" and "milli" (the most free shards / thousandths, in steps, on
-one GPU): a stream without CPU-only or fractional jobs pays nothing for those.
+"cpu" and "mem" (free CPUs and host memory, in steps), "shard" and "milli" (the most free shards / thousandths, in
+steps, on one GPU): a stream without CPU-bound, memory-bound or fractional jobs pays nothing for those.
 """
 
 from __future__ import annotations
