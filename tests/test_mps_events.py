@@ -43,5 +43,3 @@ def test_a_gpu_that_stops_answering_does_not_make_up_a_stop():
 def test_clients_without_a_known_daemon_name_nothing():
     anonymous = MpsDaemon(True)
     assert mps_events(snap(1, OFF), snap(2, anonymous)) == []
-
-

@@ -13,6 +13,7 @@ from list_source import ListSource
 from test_ui_app import settle
 from test_ui_sample_data import frames, replay
 
+from gputui.core.errors import GputuiError
 from gputui.core.model import ClusterSnapshot, GpuInstance, GpuSnapshot, MpsDaemon, NodeSnapshot, ProcessInfo
 from gputui.slurm import SlurmJobs, SlurmSource
 from gputui.slurm.fake import FakeSlurm, captured_answers
@@ -20,7 +21,6 @@ from gputui.ui import GputuiApp, create_app
 from gputui.ui.detail import DetailPane, render_header
 from gputui.ui.event_log import LIVE_PLACEHOLDER, PLACEHOLDER, EventLog, placeholder
 from gputui.ui.job_controls import holders_by_gpu
-from gputui.ui.jobs import JobSummary
 from gputui.ui.occupancy import holder_summary
 from gputui.ui.overview import OverviewTable
 
@@ -62,11 +62,10 @@ def test_placeholder_names_what_the_source_gives() -> None:
 
 
 async def test_a_live_source_with_a_job_queue_shows_the_live_placeholder() -> None:
-    class NoJobs:
-        def jobs(self) -> list[JobSummary]:
-            return []
+    def no_queue() -> Any:
+        raise GputuiError("no queue here")
 
-    app = create_app(ListSource([frames(1)[0]]), poll_interval=3600, jobs=NoJobs())
+    app = create_app(ListSource([frames(1)[0]]), poll_interval=3600, jobs_opener=no_queue)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         assert log_text(app.query_one(EventLog)) == [LIVE_PLACEHOLDER]

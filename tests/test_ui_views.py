@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from list_source import ListSource
-from test_ui_app import SIZE, plain, row_text, settle
+from test_ui_app import SIZE, plain, settle
 from test_ui_sample_data import T0, cluster, replay
 from textual import events
 from textual.widgets import Static
 
-from gputui.core.errors import SourceError
 from gputui.ui import create_app
 from gputui.ui.app import EXIT_AFTER_FIRST_FRAME
 from gputui.ui.bars import TopBar
@@ -16,33 +15,11 @@ from gputui.ui.detail import DetailPane
 from gputui.ui.detail_screen import DetailScreen
 from gputui.ui.history import WINDOW_S
 from gputui.ui.history_screen import GraphPanel, HistoryScreen, HistoryTable
-from gputui.ui.jobs import JobSummary
-from gputui.ui.jobs_screen import NO_JOBS, NO_PROVIDER, JobsScreen, QueueTable
+from gputui.ui.jobs_screen import NO_QUEUE, JobsScreen
 from gputui.ui.overview import OverviewTable
 from gputui.ui.overview_screen import OverviewScreen
 from gputui.ui.process_table import ProcessTable
 from gputui.ui.text_panel import TextPanel
-
-
-class Jobs:
-    """A jobs provider returning a fixed list (or raising), counting its calls."""
-
-    def __init__(self, rows: list[JobSummary], fail: bool = False) -> None:
-        self.rows = rows
-        self.fail = fail
-        self.calls = 0
-
-    def jobs(self) -> list[JobSummary]:
-        self.calls += 1
-        if self.fail:
-            raise SourceError("queue database is locked")
-        return self.rows
-
-
-JOBS = [
-    JobSummary("42", "running", "alice", "train", "gpu:a100:1", "node-a", (0,), T0 - 600, T0 - 300),
-    JobSummary("43", "pending", "bob", "sweep", "gpu:h100:2", submitted=T0 - 120, reason="Resources"),
-]
 
 
 async def test_views_switch_by_number_keys_palette_and_tab_clicks() -> None:
@@ -179,41 +156,12 @@ async def test_history_view_marks_a_lost_gpu_and_na_values() -> None:
         assert na[2].split()[0] == "N/A" and "·" in na[2]  # N/A, and the marks of samples without a value
 
 
-async def test_jobs_view_lists_the_providers_jobs_and_holders_name_the_job() -> None:
-    provider = Jobs(JOBS)
-    app = create_app(ListSource([cluster()]), poll_interval=60, jobs=provider)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
-        assert provider.calls == 1
-        assert row_text(app, "node-a/0")[-1] == "job 42 train · alice"
-        await pilot.press("slash", *"job 42", "enter")
-        assert app.screen.query_one(OverviewTable).row_order == ["node-a/0"]
-        await pilot.press("escape", "4")
-        table = app.screen.query_one(QueueTable)
-        assert table.row_order == ["42", "43"]  # running before pending
-        cells = [c.plain for c in table.get_row("42")]
-        assert cells[:3] == ["42", "running", "alice"] and cells[5] == "node-a GPU 0" and cells[6] == "5m00s"
-        assert not app.screen.query_one("#jobs-note").display
-
-
-async def test_jobs_view_says_where_jobs_come_from_and_a_failing_provider_is_reported() -> None:
+async def test_jobs_view_says_where_jobs_come_from() -> None:
     app = create_app(ListSource([cluster()]), poll_interval=60)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         await pilot.press("4")
-        assert app.screen.query_one("#jobs-note", TextPanel).text.plain == NO_PROVIDER
-    failing = Jobs([], fail=True)
-    app = create_app(ListSource([cluster()]), poll_interval=60, jobs=failing)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
-        assert any("queue database is locked" in n.message for n in app._notifications)
-        assert app.screen.query_one(OverviewTable).row_count == 6  # the GPUs still show
-        failing.fail = False
-        app.schedule_poll(0)
-        await pilot.pause(0.05)
-        await settle(app, pilot)
-        await pilot.press("4")
-        assert app.screen.query_one("#jobs-note", TextPanel).text.plain == NO_JOBS
+        assert app.screen.query_one("#jobs-note", TextPanel).text.plain == NO_QUEUE
 
 
 async def test_detail_pane_labels_keep_a_space_and_lines_fit_at_80_columns() -> None:

@@ -32,7 +32,6 @@ from gputui.ui.gpu_filter import GpuFilter
 from gputui.ui.history import History
 from gputui.ui.job_actions import JOB_ACTIONS
 from gputui.ui.job_controls import JobControls
-from gputui.ui.jobs import JobsProvider, JobSummary, jobs_by_gpu
 from gputui.ui.mps_controls import MpsControls
 from gputui.ui.overview import gpu_rows
 from gputui.ui.palette import PLAIN, Palette
@@ -102,7 +101,6 @@ class GputuiApp(JobControls, RecordControls, MpsControls, Polling, ReplayControl
         notice: str | None = None,
         poll_interval: float = 1.0,
         actions: ActionRegistry | None = None,
-        jobs: JobsProvider | None = None,
         user_themes: list[Theme] | None = None,
         theme_problems: list[str] | None = None,
         jobs_service: JobBackend | None = None,
@@ -132,9 +130,8 @@ class GputuiApp(JobControls, RecordControls, MpsControls, Polling, ReplayControl
         )
         self._input_openers = {spec.name for spec in self.registry if spec.opens_input}
         self._bind_registry()
-        self.jobs_provider = jobs
         self.shows_events = (
-            self.replay is not None or jobs is not None or jobs_service is not None or jobs_opener is not None
+            self.replay is not None or jobs_service is not None or jobs_opener is not None
         )  # recorded events, or job events
         self.source_lock = threading.Lock()  # the poll thread and replay controls share the source
         self.generation = 0
@@ -146,7 +143,6 @@ class GputuiApp(JobControls, RecordControls, MpsControls, Polling, ReplayControl
         self.selected_key: str | None = None
         self.filter_text = ""
         self.history = History()
-        self.jobs: list[JobSummary] = []
         self.jobs_by_gpu: dict[str, str] = {}
         self.event_feed = EventFeed()
         self.palette: Palette = PLAIN
@@ -342,11 +338,6 @@ class GputuiApp(JobControls, RecordControls, MpsControls, Polling, ReplayControl
         if view is not None and view.is_mounted:
             view.sync_replay()
 
-    def set_jobs(self, jobs: list[JobSummary]) -> None:
-        if jobs != self.jobs:
-            self.jobs = jobs
-            self.jobs_by_gpu = jobs_by_gpu(jobs)
-
     def set_filter(self, text: str) -> None:
         """Show only the GPUs (and jobs) matching ``text``; '' shows everything again."""
         if text == self.filter_text:
@@ -439,7 +430,6 @@ def create_app(
     theme: str | None = None,
     notice: str | None = None,
     poll_interval: float = 1.0,
-    jobs: JobsProvider | None = None,
     themes_path: os.PathLike[str] | str | None = None,
     jobs_service: JobBackend | None = None,
     jobs_note: str | None = None,
@@ -449,7 +439,7 @@ def create_app(
     """Build the dashboard for ``source``; raises GputuiError (e.g. an unknown theme) before anything starts.
 
     User themes are read from ``themes_path`` (default: $XDG_CONFIG_HOME/gputui/themes); a broken
-    file is reported when the app starts and skipped. ``jobs`` fills the jobs view. ``jobs_opener`` opens
+    file is reported when the app starts and skipped. ``jobs_opener`` opens
     the job service after the first frame (instead of ``jobs_service``, open before); call the app's
     ``close_jobs()`` after it has run.
     """
@@ -466,7 +456,6 @@ def create_app(
             theme=theme,
             notice=notice,
             poll_interval=poll_interval,
-            jobs=jobs,
             user_themes=themes,
             theme_problems=problems,
             jobs_service=jobs_service,

@@ -80,11 +80,6 @@ class History:
         times = [r[-1].t for r in self.rings.values() if r]
         self.latest = max(times) if times else None
 
-    def covers(self, t: float) -> bool:
-        """Whether the rings already hold samples reaching back a full window before ``t``."""
-        starts = [r[0].t for r in self.rings.values() if r]
-        return bool(starts) and min(starts) <= t - WINDOW_S and self.latest is not None and self.latest >= t
-
     def fill(self, snaps: Iterable[ClusterSnapshot]) -> None:
         """Replace everything with the samples of ``snaps`` (in time order)."""
         self.clear()

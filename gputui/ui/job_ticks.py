@@ -53,14 +53,6 @@ def tick_jobs(service: JobBackend, snapshot: ClusterSnapshot, *, relist: bool = 
     return JobsTick(result.snapshot, result.events, records, result.clock, result.owner, error)
 
 
-class JobsTicked(Message):
-    """The poll worker ran a tick (posted only where the app's own poll message does not carry it)."""
-
-    def __init__(self, tick: JobsTick) -> None:
-        super().__init__()
-        self.tick = tick
-
-
 class JobsListed(Message):
     """A fresh job list, read after the user changed something (submit, cancel, ...)."""
 

@@ -13,27 +13,20 @@ if TYPE_CHECKING:
     from gputui.jobs.backend import JobBackend
     from gputui.ui.history import Sample
     from gputui.ui.job_ticks import JobsTick
-    from gputui.ui.jobs import JobSummary
 
 
 class SnapshotPolled(Message):
-    """A poll finished; ``generation`` lets the app drop results older than a replay control.
-
-    ``jobs`` is the jobs provider's list taken in the same poll (None without a provider, or
-    when the provider failed: the last list is then kept).
-    """
+    """A poll finished; ``generation`` lets the app drop results older than a replay control."""
 
     def __init__(
         self,
         snapshot: ClusterSnapshot,
         generation: int,
-        jobs: list[JobSummary] | None = None,
         tick: JobsTick | None = None,
     ) -> None:
         super().__init__()
         self.snapshot = snapshot
         self.generation = generation
-        self.jobs = jobs
         self.tick = tick  # the job service's pass on this snapshot (``snapshot`` then has its jobs drawn in)
 
 

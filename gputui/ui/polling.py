@@ -1,4 +1,4 @@
-"""Polling on one long-lived thread: the source (and the jobs provider) are read off the UI thread.
+"""Polling on one long-lived thread: the source (and the job service's tick) are read off the UI thread.
 
 The thread sleeps until a poll is due, polls and posts the result; the app schedules the next
 poll only when it has handled that result, so a slow source never stacks polls, and a request
@@ -120,16 +120,10 @@ class Polling:
                 return PollFailed(str(e), generation)
             except Exception as e:  # a bug in a source: shown, and polling goes on
                 return PollFailed(f"polling failed: {e!r}", generation)
-        jobs = None
-        if app.jobs_provider is not None:
-            try:
-                jobs = list(app.jobs_provider.jobs())
-            except GputuiError as e:
-                app.post_message(PollFailed(f"jobs: {e}", generation))
         tick = app.jobs_tick(snapshot)
         if tick is not None:
             snapshot = tick.snapshot  # simulated jobs drawn in
-        return SnapshotPolled(snapshot, generation, jobs, tick)
+        return SnapshotPolled(snapshot, generation, tick)
 
     async def wait_for_polls(self) -> None:
         """Return once no poll is running or due now (for tests and benchmarks: never blocks the UI)."""
@@ -163,8 +157,6 @@ class Polling:
     def on_snapshot_polled(self, message: SnapshotPolled) -> None:
         app = self._app
         app.poll_count += 1
-        if message.jobs is not None:
-            app.set_jobs(message.jobs)
         tick = message.tick
         if tick is not None:
             app.apply_jobs_tick(tick)
