@@ -17,11 +17,11 @@ from textual.widgets import Static
 from gputui.core.clock import ManualClock
 from gputui.core.errors import GputuiError, SourceError
 from gputui.core.model import ClusterSnapshot
+from gputui.dashboard.actions import DEFAULT_ACTIONS, ActionSpec
 from gputui.sources.base import MemoryFrames
 from gputui.sources.recording import RecordingReader, RecordingWriter
 from gputui.sources.replay import ReplaySource
 from gputui.ui import GputuiApp, create_app
-from gputui.ui.actions import DEFAULT_ACTIONS, ActionSpec
 from gputui.ui.commands import ActionCommands
 from gputui.ui.detail import DetailPane
 from gputui.ui.event_log import EventLog

@@ -15,10 +15,10 @@ from ui_jobs_app import SIZE, JobsTestApp, poll, settle
 
 from gputui.core.errors import RecordingError
 from gputui.core.model import Event, MpsDaemon
+from gputui.dashboard.session_recording import SessionRecording
 from gputui.sources.recording import RecordingReader
 from gputui.ui.prompt_dialog import PromptDialog
 from gputui.ui.record_controls import RecordBadge, check_record_path, default_record_path
-from gputui.ui.session_recording import SessionRecording
 
 
 @pytest.fixture

@@ -11,11 +11,11 @@ from list_source import ListSource
 from textual.widgets import Input, Static
 from ui_jobs_app import SIZE, JobsTestApp, poll, settle
 
+from gputui.dashboard.submit_check import WHOLE, JobSubmission, check_form, check_line, field_of, form_job, line_job
 from gputui.jobs.form import JobForm
 from gputui.jobs.records import PENDING, RUNNING
 from gputui.ui.jobs_table import JobsTable
 from gputui.ui.jobs_view import JobsView
-from gputui.ui.submit_check import WHOLE, JobSubmission, check_form, check_line, field_of, form_job, line_job
 from gputui.ui.submit_dialog import SubmitDialog
 
 

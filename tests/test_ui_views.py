@@ -8,12 +8,12 @@ from test_ui_sample_data import T0, cluster, replay
 from textual import events
 from textual.widgets import Static
 
+from gputui.dashboard.history import WINDOW_S
 from gputui.ui import create_app
 from gputui.ui.app import EXIT_AFTER_FIRST_FRAME
 from gputui.ui.bars import TopBar
 from gputui.ui.detail import DetailPane
 from gputui.ui.detail_screen import DetailScreen
-from gputui.ui.history import WINDOW_S
 from gputui.ui.history_screen import GraphPanel, HistoryScreen, HistoryTable
 from gputui.ui.jobs_screen import NO_QUEUE, JobsScreen
 from gputui.ui.overview import OverviewTable

@@ -15,12 +15,12 @@ from textual.message import Message
 from textual.widgets import Footer, Static
 
 from gputui.core.model import ClusterSnapshot, Event, GpuSnapshot, NodeSnapshot
+from gputui.dashboard.actions import ActionRegistry
+from gputui.dashboard.job_actions import JOB_ACTIONS
+from gputui.dashboard.job_ticks import JobsTick
 from gputui.jobs.service import JobService
 from gputui.resources import themes_dir
-from gputui.ui.actions import ActionRegistry
-from gputui.ui.job_actions import JOB_ACTIONS
 from gputui.ui.job_controls import JobControls
-from gputui.ui.job_ticks import JobsTick
 from gputui.ui.jobs_view import JobsView
 from gputui.ui.mps_controls import MpsControls
 from gputui.ui.palette import Palette

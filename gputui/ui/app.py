@@ -22,18 +22,18 @@ from textual.theme import Theme
 
 from gputui.core.errors import GputuiError
 from gputui.core.model import ClusterSnapshot, Event, GpuSnapshot, NodeSnapshot
+from gputui.dashboard.actions import DEFAULT_ACTIONS, ActionRegistry, ActionSpec
+from gputui.dashboard.event_feed import EventFeed
+from gputui.dashboard.gpu_filter import GpuFilter
+from gputui.dashboard.gpu_index import gpu_rows
+from gputui.dashboard.history import History
+from gputui.dashboard.job_actions import JOB_ACTIONS
 from gputui.resources import themes_dir
 from gputui.sources.base import Source
 from gputui.sources.replay import ReplaySource
-from gputui.ui.actions import DEFAULT_ACTIONS, ActionRegistry, ActionSpec
 from gputui.ui.bars import BarItem
-from gputui.ui.event_log import EventFeed
-from gputui.ui.gpu_filter import GpuFilter
-from gputui.ui.history import History
-from gputui.ui.job_actions import JOB_ACTIONS
 from gputui.ui.job_controls import JobControls
 from gputui.ui.mps_controls import MpsControls
-from gputui.ui.overview import gpu_rows
 from gputui.ui.palette import PLAIN, Palette
 from gputui.ui.polling import Polling
 from gputui.ui.record_controls import RecordControls

@@ -1,12 +1,11 @@
-"""Events as they come (a replay's recorded ones, or the job queue's): the app's feed and each view's log.
+"""Each view's event log: the dashboard's event feed (a replay's recorded events, or the job queue's) drawn.
 
-The feed lives in the app so that every view shows the same events; a view's log catches up
+The feed lives in the dashboard state so that every view shows the same events; a view's log catches up
 with the feed when it is drawn, so a hidden view does no work while events arrive.
 """
 
 from __future__ import annotations
 
-from collections import deque
 from datetime import UTC, datetime
 
 from rich.text import Text
@@ -14,9 +13,9 @@ from textual import events
 from textual.widgets import RichLog
 
 from gputui.core.model import Event
+from gputui.dashboard.event_feed import FEED_LIMIT, EventFeed
 from gputui.ui.palette import PLAIN, Palette
 
-FEED_LIMIT = 500
 # Both fit one line of an 80-column terminal.
 PLACEHOLDER = "Recorded events (jobs, MPS daemons) appear here as the replay reaches them."
 LIVE_PLACEHOLDER = "Job events (submitted, started, ended, cancelled) show here as they happen."
@@ -38,27 +37,6 @@ def render_event(e: Event, p: Palette = PLAIN) -> Text:
     where = [e.node or "", "GPU " + ",".join(map(str, e.gpus)) if e.gpus else "", e.job_id or ""]
     t.append(" ".join(w for w in where if w), style=p.text)
     return t
-
-
-class EventFeed:
-    """The last FEED_LIMIT entries (events, or marks such as '↶ back to 12:00:00'), numbered from 1."""
-
-    def __init__(self) -> None:
-        self.entries: deque[tuple[int, Event | str]] = deque(maxlen=FEED_LIMIT)
-        self.count = 0
-
-    def add(self, events: list[Event]) -> None:
-        for e in events:
-            self.count += 1
-            self.entries.append((self.count, e))
-
-    def mark(self, text: str) -> None:
-        self.count += 1
-        self.entries.append((self.count, text))
-
-    @property
-    def events(self) -> list[Event]:
-        return [e for _, e in self.entries if isinstance(e, Event)]
 
 
 class EventLog(RichLog):

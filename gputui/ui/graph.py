@@ -17,7 +17,7 @@ from itertools import islice
 from rich.style import Style
 from rich.text import Span, Text
 
-from gputui.ui.history import Sample
+from gputui.dashboard.history import Sample
 
 BLOCKS = " ▁▂▃▄▅▆▇█"
 LOST = "✖"  # a column where the GPU was lost

@@ -10,7 +10,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from gputui.ui.actions import ActionSpec
+from gputui.dashboard.actions import ActionSpec
 
 
 def keys_text(spec: ActionSpec, display: dict[str, str]) -> str:

@@ -16,10 +16,10 @@ from textual import events
 from textual.widget import Widget
 
 from gputui.core.model import GpuSnapshot
+from gputui.dashboard.gpu_index import gpu_rows
+from gputui.dashboard.history import WINDOW_S, Sample
 from gputui.ui import cells
 from gputui.ui.graph import columns_of, render_graph, sparkline
-from gputui.ui.history import WINDOW_S, Sample
-from gputui.ui.overview import gpu_rows
 from gputui.ui.palette import PLAIN, Palette
 from gputui.ui.row_table import ColumnSpec, RowTable
 from gputui.ui.text_panel import TextPanel

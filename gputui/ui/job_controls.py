@@ -25,10 +25,11 @@ from gputui.ui.palette import PLAIN, Palette
 if TYPE_CHECKING:
     from textual.app import App
 
+    from gputui.dashboard.job_ticks import JobsTick
     from gputui.jobs.backend import JobBackend
     from gputui.jobs.records import JobRecord
-    from gputui.ui.job_ticks import JobCallDone, JobsListed, JobsTick
     from gputui.ui.jobs_view import JobsView
+    from gputui.ui.messages import JobCallDone
     from gputui.ui.submit_dialog import SubmitDialog
 
 # The job service, the jobs view and the dialogs load on first use: the dashboard's first frame needs none.
@@ -175,7 +176,7 @@ class JobControls:
         service = self.jobs_service
         if service is None:
             return None
-        from gputui.ui.job_ticks import tick_jobs
+        from gputui.dashboard.job_ticks import tick_jobs
 
         return tick_jobs(service, snapshot)
 
@@ -208,11 +209,6 @@ class JobControls:
         if holders != getattr(app, "jobs_by_gpu", None):
             app.jobs_by_gpu = holders  # a new object: the overview notices it and redraws the holder column
 
-    def on_jobs_listed(self, message: JobsListed) -> None:
-        self._set_records(message.records)
-        self.jobs_now = message.now
-        self.show_jobs(message.select)
-
     def on_jobs_view_detail_wanted(self, message: JobsView.DetailWanted) -> None:
         view, service, job_id = self.jobs_view(), self.jobs_service, message.job_id
         if view is None:
@@ -230,7 +226,7 @@ class JobControls:
     # -- thread workers ------------------------------------------------------------------------
     def _call(self, call: Callable[[], Any], then: Then) -> None:
         """Run a job-service call (in a worker thread) and post its outcome; a bug still raises."""
-        from gputui.ui.job_ticks import JobCallDone
+        from gputui.ui.messages import JobCallDone
 
         try:
             result = call()
@@ -265,7 +261,7 @@ class JobControls:
     def _changed(self, service: JobBackend, call: Callable[[], JobRecord], done: Callable[[JobRecord], None]) -> None:
         """Run a change, then read the job list again and poll, so the view shows its effect at once."""
 
-        from gputui.ui.job_ticks import list_jobs
+        from gputui.dashboard.job_ticks import list_jobs
 
         def work() -> tuple[JobRecord, tuple[JobRecord, ...], float]:
             rec = call()
@@ -307,7 +303,7 @@ class JobControls:
         service, dialog, job = self.jobs_service, message.dialog, message.job
         if service is None:
             return
-        from gputui.ui.job_ticks import list_jobs
+        from gputui.dashboard.job_ticks import list_jobs
 
         def work() -> tuple[JobRecord, tuple[JobRecord, ...], float]:
             rec = service.submit(job.options, job.command, script=job.script)

@@ -1,18 +1,20 @@
-"""Messages from the worker threads (polling, history refill) to the app."""
+"""Messages from the worker threads (polling, history refill, job-service calls) to the app."""
 
 from __future__ import annotations
 
 from collections import deque
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
+from gputui.core.errors import GputuiError
 from gputui.core.model import ClusterSnapshot
 
 if TYPE_CHECKING:
+    from gputui.dashboard.history import Sample
+    from gputui.dashboard.job_ticks import JobsTick
     from gputui.jobs.backend import JobBackend
-    from gputui.ui.history import Sample
-    from gputui.ui.job_ticks import JobsTick
 
 
 class SnapshotPolled(Message):
@@ -56,3 +58,13 @@ class JobsOpened(Message):
         super().__init__()
         self.service = service
         self.note = note
+
+
+class JobCallDone(Message):
+    """A job-service call made in a thread worker finished; ``then`` runs on the event loop with its outcome."""
+
+    def __init__(self, then: Callable[[Any, GputuiError | None], None], result: Any, error: GputuiError | None) -> None:
+        super().__init__()
+        self.then = then
+        self.result = result
+        self.error = error

@@ -10,42 +10,16 @@ from rich.text import Text
 from textual import events
 
 from gputui.core.model import ClusterSnapshot, GpuSnapshot, NodeSnapshot
+from gputui.dashboard.gpu_filter import GpuFilter
+from gputui.dashboard.gpu_index import gpu_rows
+from gputui.dashboard.occupancy import holder_summary
 from gputui.ui import cells
 from gputui.ui.cell_memo import LIMIT as MEMO_LIMIT
-from gputui.ui.gpu_filter import GpuFilter
-from gputui.ui.occupancy import holder_summary
 from gputui.ui.palette import PLAIN, Palette
 from gputui.ui.row_table import ColumnSpec, Row, RowTable
 
 WIDE_FROM = 120  # columns; below this the compact layout drops the name and mode columns
 _PADDING = 2  # one blank cell each side of a column
-
-
-def gpu_key(node: str, index: int) -> str:
-    return f"{node}/{index}"
-
-
-_last_rows: list[tuple[ClusterSnapshot, list[tuple[str, NodeSnapshot, GpuSnapshot]]]] = []
-
-
-def gpu_rows(snap: ClusterSnapshot) -> list[tuple[str, NodeSnapshot, GpuSnapshot]]:
-    """Every GPU of ``snap`` with its row key 'node/index'; a repeated key (a faulty source) gets '#n' added.
-
-    The app, the table and the history all ask for the same snapshot's rows: the last answer is kept.
-    """
-    if _last_rows and _last_rows[0][0] is snap:
-        return _last_rows[0][1]
-    out: list[tuple[str, NodeSnapshot, GpuSnapshot]] = []
-    seen: set[str] = set()
-    for n in snap.nodes:
-        for g in n.gpus:
-            key = gpu_key(n.name, g.index)
-            if key in seen:
-                key = f"{key}#{len(out)}"
-            seen.add(key)
-            out.append((key, n, g))
-    _last_rows[:] = [(snap, out)]
-    return out
 
 
 def _layout(width: int, node_w: int, name_w: int) -> tuple[list[ColumnSpec], dict[str, int]]:

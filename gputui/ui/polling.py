@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, cast
 from textual.message import Message
 
 from gputui.core.errors import GputuiError
-from gputui.ui.history import WINDOW_S, History, frames_for_window
+from gputui.dashboard.history import WINDOW_S, History, frames_for_window
 from gputui.ui.messages import HistoryFilled, PollFailed, SnapshotPolled
 
 if TYPE_CHECKING:

@@ -6,9 +6,9 @@ from rich.text import Text
 from textual import events
 
 from gputui.core.model import GpuSnapshot
+from gputui.dashboard.occupancy import ProcessRow, process_rows
 from gputui.ui import cells
 from gputui.ui.cell_memo import CellMemo
-from gputui.ui.occupancy import ProcessRow, process_rows
 from gputui.ui.palette import PLAIN, Palette
 from gputui.ui.row_table import ColumnSpec, RowTable
 

@@ -19,9 +19,9 @@ from textual.message import Message
 from gputui import __version__
 from gputui.core.errors import GputuiError
 from gputui.core.model import ClusterSnapshot, Event
+from gputui.dashboard.session_recording import RecordingSummary, SessionRecording
 from gputui.ui.palette import PLAIN, Palette
 from gputui.ui.prompt_dialog import PromptDialog
-from gputui.ui.session_recording import RecordingSummary, SessionRecording
 from gputui.ui.text_panel import TextPanel
 
 if TYPE_CHECKING:

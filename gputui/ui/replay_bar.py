@@ -12,9 +12,9 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Input
 
+from gputui.dashboard.seek_time import HELP, format_time
 from gputui.ui.input_focus import FocusLending
 from gputui.ui.palette import PLAIN, Palette
-from gputui.ui.seek_time import HELP, format_time
 
 
 @dataclass(frozen=True, slots=True)

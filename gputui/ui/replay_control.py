@@ -7,9 +7,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, cast
 
 from gputui.core.errors import GputuiError
+from gputui.dashboard.seek_time import parse_seek
 from gputui.sources.replay import ReplaySource
 from gputui.ui.replay_bar import ReplayBar, ReplayState
-from gputui.ui.seek_time import parse_seek
 
 if TYPE_CHECKING:
     from gputui.ui.app import GputuiApp

@@ -18,13 +18,13 @@ from textual.widgets import Button, ContentSwitcher, Input, Static, Tab, Tabs
 
 from gputui.core.scheduler.errors import RequestError
 from gputui.core.scheduler.options import tokenize
+from gputui.dashboard.submit_check import WHOLE, JobSubmission, check_form, check_line, field_of, form_job, line_job
 from gputui.jobs.form import JobForm
 from gputui.jobs.records import JobRecord
 from gputui.jobs.submission import is_batch_script
 from gputui.jobs.views import Preview
 from gputui.ui.jobs_table import time_text
 from gputui.ui.palette import PLAIN, Palette
-from gputui.ui.submit_check import WHOLE, JobSubmission, check_form, check_line, field_of, form_job, line_job
 
 #: field, label, placeholder, relative width; one tuple per row of the form
 ROWS: tuple[tuple[tuple[str, str, str, int], ...], ...] = (

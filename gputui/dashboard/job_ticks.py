@@ -1,4 +1,4 @@
-"""What the poll worker does with the job service after each poll, off the event loop, and the messages it posts.
+"""What the poll worker does with the job service after each poll, off the event loop.
 
 A tick runs the scheduling pass (if this process owns the queue), draws simulated jobs into the snapshot,
 and gives the job events since the last tick; the job list is read again only when a job changed.
@@ -6,11 +6,7 @@ and gives the job events since the last tick; the job list is read again only wh
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
-
-from textual.message import Message
 
 from gputui.core.errors import GputuiError
 from gputui.core.model import ClusterSnapshot, Event
@@ -51,23 +47,3 @@ def tick_jobs(service: JobBackend, snapshot: ClusterSnapshot, *, relist: bool = 
     except GputuiError as e:
         error = error or str(e)
     return JobsTick(result.snapshot, result.events, records, result.clock, result.owner, error)
-
-
-class JobsListed(Message):
-    """A fresh job list, read after the user changed something (submit, cancel, ...)."""
-
-    def __init__(self, records: tuple[JobRecord, ...], now: float, select: int | None = None) -> None:
-        super().__init__()
-        self.records = records
-        self.now = now
-        self.select = select  # a job the view should move its cursor onto
-
-
-class JobCallDone(Message):
-    """A job-service call made in a thread worker finished; ``then`` runs on the event loop with its outcome."""
-
-    def __init__(self, then: Callable[[Any, GputuiError | None], None], result: Any, error: GputuiError | None) -> None:
-        super().__init__()
-        self.then = then
-        self.result = result
-        self.error = error

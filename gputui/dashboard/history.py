@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from typing import NamedTuple
 
 from gputui.core.model import ClusterSnapshot, GpuSnapshot
+from gputui.dashboard.gpu_index import gpu_rows  # the one place row keys are made
 
 WINDOW_S = 300.0  # what the graphs show: the last five minutes
 KEEP_S = 600.0  # what the rings keep, so that a short step back still has a full window
@@ -57,7 +58,6 @@ class History:
 
     def add(self, snap: ClusterSnapshot) -> None:
         """Append ``snap``; a time not after the newest held is ignored (the same frame shown again)."""
-        from gputui.ui.overview import gpu_rows  # the one place row keys are made
 
         t = snap.timestamp
         if self.latest is not None and t <= self.latest:

@@ -9,8 +9,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from textual.actions import parse as parse_action
-
 
 @dataclass(frozen=True, slots=True)
 class ActionSpec:
@@ -32,7 +30,7 @@ class ActionSpec:
     @property
     def name(self) -> str:
         """The action's method name without parameters: 'replay_step' for 'replay_step(1)'."""
-        return parse_action(self.action)[1]
+        return self.action.partition("(")[0].rpartition(".")[2]
 
 
 class ActionRegistry:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gputui.ui.actions import ActionSpec
+from gputui.dashboard.actions import ActionSpec
 
 JOB_ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("toggle_jobs", "Jobs", "View", ("j",), "Show the jobs view (pending, running, finished) or GPU detail"),
