@@ -11,11 +11,11 @@ import pytest
 from conftest import FIXTURES
 
 from gputui.cli import main
+from gputui.cli import source_factory as factory
 from gputui.core.errors import NvmlUnavailable
 from gputui.core.model import ClusterSnapshot
 from gputui.core.serialize import from_data, snapshot_to_json
 from gputui.resources import demo_recording
-from gputui.sources import factory
 from gputui.sources.recording import RecordingReader
 
 NVSMI = FIXTURES / "nvidia-smi"

@@ -9,8 +9,8 @@ import sqlite3
 import pytest
 from jobs_helpers import BOB
 
+from gputui.cli import job_session as session_mod
 from gputui.cli import main
-from gputui.jobs import session as session_mod
 from gputui.jobs.records import current_user
 from gputui.jobs.store import JobStore
 
@@ -141,9 +141,9 @@ def test_a_locked_store_is_one_clear_line(capsys, state) -> None:  # type: ignor
 def test_queue_watch_is_an_agent_that_runs_the_queue(capsys) -> None:  # type: ignore[no-untyped-def]
     import argparse
 
+    from gputui.cli.job_session import open_session
     from gputui.cli.queue_cmd import watch
     from gputui.core.clock import ManualClock
-    from gputui.jobs.session import open_session
 
     run(capsys, "submit", "--source", "demo", "--gpus=1", "-t", "0:02", "--", "short")
     session = open_session("demo")
@@ -164,9 +164,9 @@ def test_a_cli_process_submits_into_the_queue_a_running_dashboard_owns(state) ->
     import subprocess
     import sys
 
+    from gputui.cli.source_factory import open_source, snapshot_at
     from gputui.jobs.service import JobService
     from gputui.jobs.sim_runner import SimRunner
-    from gputui.sources.factory import open_source, snapshot_at
 
     source = open_source("demo").source
     snap = snapshot_at(source, None)

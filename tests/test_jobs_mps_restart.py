@@ -7,10 +7,10 @@ from dataclasses import replace
 import pytest
 from jobs_helpers import T0, machine, sim_service
 
+from gputui.cli.job_session import open_service
+from gputui.cli.source_factory import open_source
 from gputui.core.model import ClusterSnapshot, MpsDaemon
 from gputui.jobs.records import FAILED, RUNNING
-from gputui.jobs.session import open_service
-from gputui.sources.factory import open_source
 from gputui.synth.demo_nodes import MPS_RESTART_S
 
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 from jobs_helpers import ALICE, machine, other_process, sim_service
 
+from gputui.cli.source_factory import open_source
 from gputui.jobs.queue_look import cluster_key, idle_queue, is_slurm
 from gputui.jobs.service import JobService
 from gputui.jobs.sim_runner import SimRunner
 from gputui.jobs.store import JobStore
-from gputui.sources.factory import open_source
 
 CLUSTER = "replay:test"  # the queue sim_service uses
 

@@ -16,8 +16,8 @@ from conftest import REPO
 from gputui.cli import main
 from gputui.mps import control
 from gputui.mps.control import MpsDirs
-from gputui.mps.detect import MpsScanner
 from gputui.mps.status import GpuMode, collect_status, render_status
+from gputui.procfs.mps_detect import MpsScanner
 from gputui.sources.nvml_fake import FakeNvml
 
 FAKES = REPO / "tests" / "fakes"

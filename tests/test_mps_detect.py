@@ -6,9 +6,9 @@ import pytest
 from fakes.proc_tree import user_of, write_process
 
 from gputui.core.model import MpsClient, MpsDaemon
-from gputui.mps import detect
-from gputui.mps.attach import mps_for_gpu
-from gputui.mps.detect import MpsControlProc, MpsScan, MpsScanner, MpsServerProc, gpu_in_visible_devices
+from gputui.procfs import mps_detect as detect
+from gputui.procfs.mps_detect import MpsControlProc, MpsScan, MpsScanner, MpsServerProc, gpu_in_visible_devices
+from gputui.sources.mps_attach import mps_for_gpu
 
 ENV = {"CUDA_MPS_PIPE_DIRECTORY": "/run/mps-a", "CUDA_MPS_LOG_DIRECTORY": "/var/log/mps-a"}
 

@@ -94,8 +94,8 @@ def test_mistakes_are_one_line(tmp_path, capsys, args, message):
 
 
 def test_live_default_without_a_driver_says_what_to_do(tmp_path, capsys, monkeypatch):
+    from gputui.cli import source_factory as factory
     from gputui.core.errors import NvmlUnavailable
-    from gputui.sources import factory
 
     def no_driver():  # type: ignore[no-untyped-def]
         raise NvmlUnavailable("NVML not available: Driver Not Loaded")

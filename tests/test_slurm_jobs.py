@@ -384,7 +384,7 @@ def test_output_tail_of_a_job(lab, tmp_path):
 
 
 def test_open_service_gives_the_slurm_backend(lab, tmp_path):
-    from gputui.jobs.session import open_service
+    from gputui.cli.job_session import open_service
 
     service = open_service("slurm", lab.source, root=tmp_path / "state")
     assert isinstance(service, SlurmJobs) and service.cluster == "slurm:testlab"

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES
 
+from gputui.cli.source_factory import open_source
 from gputui.core.errors import SourceError
 from gputui.core.model import GpuSnapshot, NodeSnapshot
 from gputui.slurm.commands import Completed, run_process
@@ -18,7 +19,6 @@ from gputui.slurm.errors import SlurmError
 from gputui.slurm.fake import FakeSlurm, captured_answers
 from gputui.slurm.source import SlurmSource
 from gputui.sources.base import Source
-from gputui.sources.factory import open_source
 from gputui.sources.nvml import NvmlSource
 from gputui.sources.nvml_fake import FakeNvml
 

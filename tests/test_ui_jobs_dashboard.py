@@ -10,14 +10,14 @@ import pytest
 from jobs_helpers import ALICE, other_process
 from textual.widgets import Button
 
+from gputui.cli.job_session import open_service
+from gputui.cli.source_factory import open_source
 from gputui.core.model import ClusterSnapshot
 from gputui.jobs.overlay import RANKS_PER_JOB, sim_pid
 from gputui.jobs.records import CANCELLED, RUNNING
 from gputui.jobs.service import JobService
-from gputui.jobs.session import open_service
 from gputui.jobs.sim_runner import SimRunner
 from gputui.jobs.store import JobStore
-from gputui.sources.factory import open_source
 from gputui.ui.app import GputuiApp, create_app
 from gputui.ui.confirm_dialog import ConfirmDialog
 from gputui.ui.jobs_view import JobsView

@@ -10,15 +10,15 @@ import pytest
 from jobs_helpers import ALICE
 from test_ui_jobs_dashboard import INTERVAL, SIZE, shell_service, until
 
+from gputui.cli.job_session import open_service
+from gputui.cli.source_factory import open_source
 from gputui.cli.ui_cmd import _jobs_for
 from gputui.core.model import ClusterSnapshot
 from gputui.jobs.backend import JobBackend
 from gputui.jobs.errors import StoreLocked
 from gputui.jobs.records import RUNNING
 from gputui.jobs.service import JobService
-from gputui.jobs.session import open_service
 from gputui.jobs.store import JobStore
-from gputui.sources.factory import open_source
 from gputui.sources.replay import ReplaySource
 from gputui.ui.app import GputuiApp, create_app
 

@@ -14,7 +14,7 @@ from ui_jobs_app import SIZE, JobsTestApp, poll, settle
 from gputui.core.model import ClusterSnapshot, MpsClient, MpsDaemon
 from gputui.mps import control
 from gputui.mps.control import MpsDirs
-from gputui.mps.detect import MpsScanner
+from gputui.procfs.mps_detect import MpsScanner
 from gputui.ui.confirm_dialog import ConfirmDialog
 from gputui.ui.mps_controls import daemon_dirs, device_token, env_dirs, served_gpus
 

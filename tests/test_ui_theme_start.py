@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from gputui.sources.factory import open_source
+from gputui.cli.source_factory import open_source
 from gputui.ui.app import GputuiApp, create_app
 
 

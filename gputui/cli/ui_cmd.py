@@ -7,7 +7,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
-from gputui.sources.factory import SOURCE_HELP
+from gputui.cli.source_factory import SOURCE_HELP
 
 if TYPE_CHECKING:
     from gputui.jobs.backend import JobBackend
@@ -28,8 +28,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def run(args: argparse.Namespace) -> int:
+    from gputui.cli.source_factory import open_source
     from gputui.core.errors import GputuiError
-    from gputui.sources.factory import open_source
     from gputui.sources.replay import ReplaySource
 
     if args.interval <= 0:
@@ -90,6 +90,6 @@ def _jobs_for(source_arg: str | None, source: Source) -> tuple[JobBackend | None
 
 
 def _open_service(source_arg: str | None, source: Source, events_after: int | None = None) -> JobBackend:
-    from gputui.jobs.session import open_service
+    from gputui.cli.job_session import open_service
 
     return open_service(source_arg, source, events_after=events_after)

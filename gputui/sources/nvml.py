@@ -19,12 +19,12 @@ from typing import Any
 
 from gputui.core.errors import NvmlUnavailable
 from gputui.core.model import ClusterSnapshot, GpuSnapshot, NodeSnapshot
-from gputui.mps.attach import mps_for_gpu
-from gputui.mps.detect import MpsScan, MpsScanner
+from gputui.procfs.mps_detect import MpsScan, MpsScanner
+from gputui.procfs.proc_info import ProcInfo, user_name
+from gputui.sources.mps_attach import mps_for_gpu
 from gputui.sources.nvml_calls import GpuLost, NvmlCalls, text
 from gputui.sources.nvml_mig import MigReader
 from gputui.sources.nvml_procs import read_processes
-from gputui.sources.proc_info import ProcInfo, user_name
 
 log = logging.getLogger("gputui.nvml")
 

@@ -16,7 +16,7 @@ from textual.message import Message
 from gputui.core.model import GpuSnapshot, NodeSnapshot
 from gputui.mps import control
 from gputui.mps.control import ControlResult, MpsDirs
-from gputui.mps.detect import DEFAULT_LOG_DIR, DEFAULT_PIPE_DIR
+from gputui.procfs.mps_detect import DEFAULT_LOG_DIR, DEFAULT_PIPE_DIR
 from gputui.ui.confirm_dialog import ConfirmDialog
 
 if TYPE_CHECKING:

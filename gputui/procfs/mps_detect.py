@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from gputui.sources.proc_info import read_argv, read_bytes, read_comm, read_environ, read_ppid, read_uid, user_name
+from gputui.procfs.proc_info import read_argv, read_bytes, read_comm, read_environ, read_ppid, read_uid, user_name
 
 MPS_COMM = b"nvidia-cuda-mps"
 CONTROL = "nvidia-cuda-mps-control"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gputui.core.model import MpsClient, MpsDaemon
-from gputui.mps.detect import MpsControlProc, MpsScan
+from gputui.procfs.mps_detect import MpsControlProc, MpsScan
 
 
 def mps_for_gpu(

@@ -86,7 +86,7 @@ def _snapshot(source: Source, service: JobBackend) -> ClusterSnapshot:
 def open_session(source_arg: str | None, busy_timeout_s: float | None = None) -> Session:
     """Open the source the dashboard would use (NVML, else the demo) or ``source_arg``, and run one scheduling
     pass (if no other gputui owns the queue) so that the answer reflects the present."""
-    from gputui.sources.factory import open_source
+    from gputui.cli.source_factory import open_source
 
     opened = open_source(source_arg)
     try:
