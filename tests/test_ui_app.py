@@ -200,7 +200,7 @@ async def test_playing_polls_advance_with_the_clock_and_events_are_shown() -> No
         assert log.shown == []
         await pilot.press("space")
         clock.advance(10)
-        app.schedule_poll(0)
+        app.feed.schedule(0)
         await pilot.pause(0.05)
         await settle(app, pilot)
         assert source.position == 10
@@ -224,16 +224,16 @@ async def test_a_slow_source_never_stacks_polls() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         for _ in range(3):  # timers fire while the first poll is still blocked
-            app.schedule_poll(0)
+            app.feed.schedule(0)
             await pilot.pause(0.02)
         assert source.polls == 1
         release.set()
         await settle(app, pilot)
-        assert app.poll_count == 1 and app.query_one(OverviewTable).row_count == 6
-        app.schedule_poll(0)  # once it has finished, the next poll does start
+        assert app.feed.poll_count == 1 and app.query_one(OverviewTable).row_count == 6
+        app.feed.schedule(0)  # once it has finished, the next poll does start
         await pilot.pause(0.05)
         await settle(app, pilot)
-        assert source.polls == 2 and app.poll_count == 2
+        assert source.polls == 2 and app.feed.poll_count == 2
 
 
 async def test_a_failing_poll_is_reported_and_polling_goes_on() -> None:
@@ -249,7 +249,7 @@ async def test_a_failing_poll_is_reported_and_polling_goes_on() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         assert any("connection refused" in n.message for n in app._notifications)
-        app.schedule_poll(0)
+        app.feed.schedule(0)
         await pilot.pause(0.05)
         await settle(app, pilot)
         assert source.polls == 2 and app.query_one(OverviewTable).row_count == 6

@@ -68,19 +68,19 @@ async def test_a_job_from_another_shell_runs_shows_and_cancels_in_the_paused_das
     app, service, state = dashboard
     assert isinstance(app, GputuiApp) and app.replay is not None and not app.replay.playing
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.poll_count >= 1 and service.owner)
+        await until(pilot, lambda: app.feed.poll_count >= 1 and service.owner)
         other = shell_service(state, service.cluster)
         try:
             job = other.submit("--gpus=1 -t 30:00 -J from-shell", ["python", "train.py"])
         finally:
             other.close()
-        polls = app.poll_count
+        polls = app.feed.poll_count
         # The replay stays paused, yet the queue is looked at each interval: the job starts and shows.
         await until(pilot, lambda: any(r.id == job.id and r.state == RUNNING for r in app.jobs_records))
-        assert app.poll_count > polls and not app.replay.playing
+        assert app.feed.poll_count > polls and not app.replay.playing
         held = job_pids(app.snapshot, job.id)
         assert len(held) == 1
-        assert app.jobs_by_gpu.get(held[0]) == f"job {job.id} from-shell"
+        assert app.state.jobs_by_gpu.get(held[0]) == f"job {job.id} from-shell"
         app.set_filter("from-shell")  # what `/` does: only the GPU this job holds is listed
         await until(pilot, lambda: app._gpu_order() == held)
         app.set_filter("")
@@ -112,4 +112,4 @@ async def test_a_job_from_another_shell_runs_shows_and_cancels_in_the_paused_das
         await pilot.press("tab", "enter")
         await until(pilot, lambda: any(r.id == job.id and r.state == CANCELLED for r in app.jobs_records))
         await until(pilot, lambda: not job_pids(app.snapshot, job.id))
-        assert held[0] not in app.jobs_by_gpu
+        assert held[0] not in app.state.jobs_by_gpu

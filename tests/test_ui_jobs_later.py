@@ -54,7 +54,7 @@ async def test_the_service_opens_after_the_first_frame_and_then_runs_jobs(demo, 
         finally:
             other.close()
         await until(pilot, lambda: any(r.id == job.id and r.state == RUNNING for r in app.jobs_records))
-        assert any("job " + str(job.id) in label for label in app.jobs_by_gpu.values())
+        assert any("job " + str(job.id) in label for label in app.state.jobs_by_gpu.values())
     app.close_jobs()
     assert JobStore(state / "jobs.db").owner(service.cluster) is None  # closed: the lease is given back
 
@@ -89,7 +89,7 @@ async def test_job_actions_before_the_service_is_open_say_so(demo, tmp_path: Pat
 
     app = app_with(demo, opener, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.poll_count >= 1 and app._jobs_opening is not None)
+        await until(pilot, lambda: app.feed.poll_count >= 1 and app._jobs_opening is not None)
         await pilot.press("s")
         await until(pilot, lambda: any("still opening" in n.message for n in app._notifications))
         assert app.screen.__class__.__name__ != "SubmitDialog"

@@ -130,7 +130,7 @@ def test_every_mig_device_the_slurm_source_builds_and_a_job_holds_reads_busy(tmp
 
 async def test_the_overview_names_the_job_and_a_busy_instance_on_slurm(tmp_path: Path) -> None:
     async with slurm_dashboard(tmp_path) as (app, _pilot):
-        assert app.jobs_by_gpu.get("node03/0") == "job 4 mig-1g (1g.10gb)"
+        assert app.state.jobs_by_gpu.get("node03/0") == "job 4 mig-1g (1g.10gb)"
         holder = app.query_one(OverviewTable).get_row("node03/0")[-1].plain
         assert holder == "job 4 mig-1g (1g.10gb) · MIG 1/1 GI busy"
 

@@ -60,7 +60,7 @@ async def test_the_app_survives_hostile_snapshots() -> None:
         await settle(app, pilot)
         assert app.query_one(OverviewTable).row_count == 0
         for expected in (3, 1):
-            app.schedule_poll(0)
+            app.feed.schedule(0)
             await pilot.pause(0.02)
             await settle(app, pilot)
             table = app.query_one(OverviewTable)

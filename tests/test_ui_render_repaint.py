@@ -87,13 +87,13 @@ async def test_neighbouring_changed_rows_are_one_region() -> None:
 async def test_the_detail_header_redraws_only_the_line_that_changed() -> None:
     async with sample_dashboard() as (app, pilot):
         header = app.query_one(GpuHeader)
-        node, gpu = app.selected_gpu()
-        assert node is not None and gpu is not None and app.selected_key == "node-a/0"
+        node, gpu = app.state.selected_gpu()
+        assert node is not None and gpu is not None and app.state.selected_key == "node-a/0"
         before = header.text.plain
         assert before == render_header(node, gpu, app.palette, header.size.width).plain
         calls = _spy_refresh(header)
         app.apply_snapshot(cluster(T0 + 1, util=58))
-        node, gpu = app.selected_gpu()
+        node, gpu = app.state.selected_gpu()
         assert node is not None and gpu is not None
         after = header.text.plain
         assert after == render_header(node, gpu, app.palette, header.size.width).plain

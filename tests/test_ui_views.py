@@ -80,11 +80,11 @@ async def test_filter_narrows_by_user_node_model_and_escape_clears() -> None:
         await pilot.press("slash", *"erin")  # a client of the MPS server on node-a/2
         assert table.row_order == ["node-a/2"]
         await pilot.press("enter")
-        assert app.focused is table and app.filter_text == "erin"
+        assert app.focused is table and app.state.filter_text == "erin"
         await pilot.press("3")  # the history view shows the same GPUs
         assert app.screen.query_one(HistoryTable).row_order == ["node-a/2"]
         await pilot.press("1", "escape")
-        assert len(table.row_order) == 6 and app.filter_text == ""
+        assert len(table.row_order) == 6 and app.state.filter_text == ""
         await pilot.press("slash", *"H100")
         assert table.row_order == ["node-b/0", "node-b/1"]
         await pilot.press("backspace", "backspace", "backspace", "backspace", *"node-a/1")
@@ -125,18 +125,18 @@ async def test_history_is_fed_by_each_frame_cut_by_a_step_back_and_refilled_afte
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         await pilot.press("right", "right", "right")
-        assert [s.t - T0 for s in app.history.series("node-a/0")] == [0, 1, 2, 3]
+        assert [s.t - T0 for s in app.state.history.series("node-a/0")] == [0, 1, 2, 3]
         await pilot.press("left")
-        assert [s.t - T0 for s in app.history.series("node-a/0")] == [0, 1, 2]
+        assert [s.t - T0 for s in app.state.history.series("node-a/0")] == [0, 1, 2]
         await pilot.press(
             "right_square_bracket", "right_square_bracket", "right_square_bracket", "right_square_bracket"
         )
         await settle(app, pilot)  # the refill reads the recording in a thread
-        times = [s.t - T0 for s in app.history.series("node-a/0")]
+        times = [s.t - T0 for s in app.state.history.series("node-a/0")]
         assert source.position == 242 and times[-1] == 242
         assert times[0] == 242 - WINDOW_S + 1 or times[0] == 0  # a full window back (or the start)
         assert times == sorted(times) and len(times) >= 200
-        utils = [s.util for s in app.history.series("node-a/0")]
+        utils = [s.util for s in app.state.history.series("node-a/0")]
         assert utils[-1] == 242 % 101  # the frames' own values, not copies of the current one
         await pilot.press("3")
         panel = app.screen.query_one(GraphPanel)
@@ -187,7 +187,7 @@ async def test_the_startup_benchmark_hook_exits_once_the_first_frame_is_drawn(mo
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         await pilot.pause()
-        assert app.poll_count == 1
+        assert app.feed.poll_count == 1
     assert len(exits) == 1 and "first complete frame at monotonic" in str(exits[0])
 
 
@@ -208,4 +208,4 @@ async def test_keys_typed_in_one_burst_after_slash_or_g_land_in_the_box() -> Non
         assert source.position == 90 and source.speed == 1.0  # '+' was text, not 'faster'
         assert app.screen.query_one(OverviewTable).sort_column is None  # 's' was text, not 'sort'
         await burst(("slash", "/"), ("g", "g"), ("p", "p"), ("u", "u"))
-        assert app.filter_text == "gpu" and source.position == 90  # 'g' was text, not 'seek'
+        assert app.state.filter_text == "gpu" and source.position == 90  # 'g' was text, not 'seek'

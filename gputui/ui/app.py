@@ -1,8 +1,9 @@
 """The gputui Textual app and ``create_app``, the one factory shared by the CLI and the tests.
 
-The app owns every state change: a thread worker polls the source and posts the snapshot, the
-handler keeps it (with the GPU history, the jobs and the events) and asks the view in front to
-draw it. Views are Textual modes (overview, detail, history, jobs) built on first use.
+The app draws the dashboard model (gputui.dashboard): the feed polls the source on its thread and delivers
+each result; the one frame handler, ``on_fed``, applies it to the state and asks the view in front to draw
+it. Keys become calls of the model's controllers. Views are Textual modes (overview, detail, history, jobs)
+built on first use.
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
-import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, ClassVar
@@ -23,21 +23,20 @@ from textual.theme import Theme
 from gputui.core.errors import GputuiError
 from gputui.core.model import ClusterSnapshot, Event, GpuSnapshot, NodeSnapshot
 from gputui.dashboard.actions import DEFAULT_ACTIONS, ActionRegistry, ActionSpec
-from gputui.dashboard.event_feed import EventFeed
-from gputui.dashboard.gpu_filter import GpuFilter
-from gputui.dashboard.gpu_index import gpu_rows
-from gputui.dashboard.history import History
+from gputui.dashboard.feed import Feed, HistoryRead, PollFailed
 from gputui.dashboard.job_actions import JOB_ACTIONS
+from gputui.dashboard.outcomes import Notice
+from gputui.dashboard.replay import ReplayController, ReplayMove, ReplayState
+from gputui.dashboard.state import DashboardState
 from gputui.resources import themes_dir
 from gputui.sources.base import Source
-from gputui.sources.replay import ReplaySource
 from gputui.ui.bars import BarItem
 from gputui.ui.job_controls import JobControls
+from gputui.ui.messages import Fed
 from gputui.ui.mps_controls import MpsControls
 from gputui.ui.palette import PLAIN, Palette
-from gputui.ui.polling import Polling
 from gputui.ui.record_controls import RecordControls
-from gputui.ui.replay_control import ReplayControls
+from gputui.ui.replay_bar import ReplayBar
 from gputui.ui.themes import THEMES, next_theme, resolve_theme
 from gputui.ui.view_screen import VIEWS, ViewScreen
 
@@ -46,6 +45,7 @@ if TYPE_CHECKING:
     from textual.driver import Driver
 
     from gputui.jobs.backend import JobBackend
+    from gputui.jobs.records import JobRecord
 
 #: Benchmark hook: with this environment variable set to 1 the app exits right after its first
 #: complete frame, printing the monotonic time of that frame (see ``python -m gputui.bench ui_startup``).
@@ -82,7 +82,7 @@ def _jobs() -> Screen[None]:
     return JobsScreen()
 
 
-class GputuiApp(JobControls, RecordControls, MpsControls, Polling, ReplayControls, App[None]):
+class GputuiApp(JobControls, RecordControls, MpsControls, App[None]):
     """The dashboard: overview, GPU detail, history and jobs views, plus the replay bar for recordings."""
 
     CSS_PATH = [str(themes_dir() / "app.tcss"), str(themes_dir() / "jobs.tcss")]
@@ -116,10 +116,18 @@ class GputuiApp(JobControls, RecordControls, MpsControls, Polling, ReplayControl
             self.register_theme(t)
         self._start_with_theme(theme_name)
         self.source = source
-        self.replay: ReplaySource | None = source if isinstance(source, ReplaySource) else None
+        self.feed = Feed(
+            source,
+            lambda result: self.post_message(Fed(result)),
+            poll_interval=poll_interval,
+            tick=self.jobs_tick,
+            has_queue=lambda: self.jobs_service is not None,
+        )
+        self.replay = self.feed.replay
+        self.state = DashboardState(source.description, self.replay)
+        self.replay_controls = ReplayController(self.feed, self.state)
         self.readonly = readonly
         self.notices = [n for n in [notice, *(theme_problems or [])] if n]
-        self.poll_interval = max(0.05, poll_interval)
         self.jobs_service = jobs_service
         self.jobs_note = jobs_note
         self.jobs_opener = None if jobs_service is not None else jobs_opener
@@ -133,22 +141,9 @@ class GputuiApp(JobControls, RecordControls, MpsControls, Polling, ReplayControl
         self.shows_events = (
             self.replay is not None or jobs_service is not None or jobs_opener is not None
         )  # recorded events, or job events
-        self.source_lock = threading.Lock()  # the poll thread and replay controls share the source
-        self.generation = 0
-        self.poll_count = 0
         self.last_apply_seconds = 0.0
-        # The state every view draws from.
-        self.snapshot: ClusterSnapshot | None = None
-        self.gpus: dict[str, tuple[NodeSnapshot, GpuSnapshot]] = {}
-        self.selected_key: str | None = None
-        self.filter_text = ""
-        self.history = History()
-        self.jobs_by_gpu: dict[str, str] = {}
-        self.event_feed = EventFeed()
         self.palette: Palette = PLAIN
         self._palette_theme: str | None = None
-        self.subtitle = source.description
-        self._last_time: float | None = None
 
     def _start_with_theme(self, name: str) -> None:
         """Make ``name`` the theme before the app runs, as Textual's theme watcher would, without its refresh: that
@@ -237,10 +232,10 @@ class GputuiApp(JobControls, RecordControls, MpsControls, Polling, ReplayControl
             self.notify(notice, title="gputui", severity="warning" if "theme file" in notice else "information")
         if self.record_path is not None:
             self.start_recording(self.record_path)
-        self._start_poll()
+        self.feed.start()
 
     def on_unmount(self) -> None:
-        self._stop_poll()
+        self.feed.stop()
         self.close_recording_now()  # the file always gets its index
 
     def action_toggle_jobs(self) -> None:
@@ -282,71 +277,130 @@ class GputuiApp(JobControls, RecordControls, MpsControls, Polling, ReplayControl
             view.refresh_view()
             view.sync_replay()
 
-    def selected_gpu(self) -> tuple[NodeSnapshot | None, GpuSnapshot | None]:
-        hit = self.gpus.get(self.selected_key) if self.selected_key is not None else None
-        return hit if hit is not None else (None, None)
+    @property
+    def snapshot(self) -> ClusterSnapshot | None:
+        return self.state.snapshot
 
-    def gpu_filter(self) -> GpuFilter:
-        jobs = {key: [label] for key, label in self.jobs_by_gpu.items()}
-        return GpuFilter(self.filter_text, jobs)
+    async def wait_for_polls(self) -> None:
+        """Return once no poll is running or due now (for tests and benchmarks: never blocks the UI)."""
+        await self.feed.wait_for_polls()
+
+    def on_fed(self, message: Fed) -> None:
+        """The one frame handler: a poll's frame (with the queue's tick), a failed poll, or a replay's history."""
+        result = message.result
+        if isinstance(result, PollFailed):
+            self.notify(result.error, severity="error", timeout=8)
+            self.open_jobs_later()  # normally after the first frame, which a failing source may never give
+        elif isinstance(result, HistoryRead):
+            if result.generation == self.feed.generation:
+                self.state.history.replace(result.rings, result.latest)
+                self.refresh_view()
+            return
+        else:
+            self.feed.poll_count += 1
+            tick = result.tick
+            if tick is not None:
+                self.apply_jobs_tick(tick)
+            if result.generation == self.feed.generation:
+                self.apply_snapshot(result.snapshot)
+                self.record_applied(result.snapshot, tick.events if tick is not None else ())
+                if self.feed.poll_count == 1:
+                    self.call_after_refresh(self.first_frame_drawn)
+        self.feed.schedule()
 
     def apply_snapshot(self, snap: ClusterSnapshot) -> None:
-        """Take a snapshot and draw it in the view in front; this is the only place the data changes."""
+        """Take a snapshot and draw it in the view in front; this is the only place the frame changes."""
         started = time.perf_counter()
-        self.snapshot = snap
-        rows = gpu_rows(snap)
-        self.gpus = {key: (n, g) for key, n, g in rows}
-        if self.selected_key not in self.gpus:
-            self.selected_key = rows[0][0] if rows and self.selected_key is None else self.selected_key
-        self.history.add(snap)
-        if self.replay is not None:
-            self._feed_events(self._last_time, snap.timestamp)
-        self._last_time = snap.timestamp
-        nodes = len(snap.nodes)
-        subtitle = f"{self.source.description} · {snap.gpu_count} GPUs on {nodes} node{'s' if nodes != 1 else ''}"
+        subtitle_changed = self.state.apply(snap)
         view = self.view_screen
         if view is not None:
             view.refresh_view()
             view.sync_replay()
-            if subtitle != self.subtitle:
-                self.subtitle = subtitle
+            if subtitle_changed:
                 view.refresh_bars()
         self.last_apply_seconds = time.perf_counter() - started
 
-    def _feed_events(self, previous: float | None, now: float) -> None:
-        assert self.replay is not None
-        if previous is None:
-            self.event_feed.add(self.replay.events_until(now))
-        elif now > previous:
-            self.event_feed.add(self.replay.events_between(previous, now))
-        elif now < previous:
-            self.event_feed.mark(f"↶ back to {time.strftime('%H:%M:%S', time.gmtime(now))}")
-
-    # -- hooks for controls mixed into the app (jobs, MPS daemons) -------------------------------
+    # -- hooks for the job, recording and MPS controls -------------------------------------------
     def highlighted_gpu(self) -> tuple[NodeSnapshot, GpuSnapshot] | None:
         """The GPU the user has selected (the overview's cursor, the detail view's GPU)."""
-        return self.gpus.get(self.selected_key) if self.selected_key is not None else None
+        return self.state.highlighted_gpu()
 
     def request_poll(self) -> None:
         """Poll as soon as possible, also while a replay is paused."""
-        self.schedule_poll(0)
+        self.feed.schedule(0)
 
     def show_job_events(self, events: Sequence[Event]) -> None:
         """Write events (a job started, ended) to the event log of every view."""
-        self.event_feed.add(list(events))
+        self.state.add_events(events)
         view = self.view_screen
         if view is not None and view.is_mounted:
             view.sync_replay()
 
+    def _set_records(self, records: tuple[JobRecord, ...]) -> None:
+        self.jobs_records = records
+        self.state.set_records(records)
+
     def set_filter(self, text: str) -> None:
         """Show only the GPUs (and jobs) matching ``text``; '' shows everything again."""
-        if text == self.filter_text:
+        if not self.state.set_filter(text):
             return
-        self.filter_text = text
         view = self.view_screen
         if view is not None:
             view.show_filter(text)
         self.refresh_view()
+
+    # -- the replay ------------------------------------------------------------------------------
+    def replay_state(self) -> ReplayState | None:
+        return self.replay_controls.replay_state()
+
+    def _show_move(self, move: ReplayMove | None) -> None:
+        """Show the frame a replay control went to; after a jump, read the history before it again."""
+        if move is None:
+            return
+        if self.jobs_service is not None:
+            # The poll thread draws the frame with the queue's jobs in it; drawing the raw frame here first
+            # would make them blink out for a moment.
+            self.feed.schedule(0)
+        else:
+            self.apply_snapshot(move.snapshot)
+            self.feed.schedule()
+        if move.refill:
+            self.run_worker(self._read_history, thread=True, exclusive=True, exit_on_error=False, group="history")
+
+    def _read_history(self) -> None:
+        self.post_message(Fed(self.feed.read_history()))
+
+    def action_replay_toggle(self) -> None:
+        self._show_move(self.replay_controls.toggle())
+
+    def action_replay_step(self, frames: int) -> None:
+        self._show_move(self.replay_controls.step(frames))
+
+    def action_replay_jump(self, seconds: float) -> None:
+        self._show_move(self.replay_controls.jump(seconds))
+
+    def action_replay_faster(self) -> None:
+        self._show_move(self.replay_controls.faster())
+
+    def action_replay_slower(self) -> None:
+        self._show_move(self.replay_controls.slower())
+
+    def action_replay_seek(self) -> None:
+        view = self.view_screen
+        if self.replay is not None and view is not None:
+            for bar in view.query(ReplayBar):  # none while the view is still being built
+                bar.open_seek()
+
+    def on_replay_bar_seek_requested(self, message: ReplayBar.SeekRequested) -> None:
+        move, notice = self.replay_controls.seek(message.text)
+        self.say(notice)
+        self._show_move(move)
+
+    def say(self, notice: Notice | None) -> None:
+        """Show a controller's notice."""
+        if notice is not None:
+            timeout = {} if notice.timeout is None else {"timeout": notice.timeout}
+            self.notify(notice.text, title=notice.title, severity=notice.severity, **timeout)  # type: ignore[arg-type]
 
     # -- app actions ---------------------------------------------------------------------------
     def action_view(self, name: str) -> None:
@@ -354,7 +408,7 @@ class GputuiApp(JobControls, RecordControls, MpsControls, Polling, ReplayControl
             self.switch_mode(name)
 
     def action_clear_or_back(self) -> None:
-        if self.filter_text:
+        if self.state.filter_text:
             self.set_filter("")
         elif self.current_mode != "overview":
             self.switch_mode("overview")
@@ -385,8 +439,7 @@ class GputuiApp(JobControls, RecordControls, MpsControls, Polling, ReplayControl
         order = self._gpu_order()
         if not order:
             return
-        i = order.index(self.selected_key) if self.selected_key in order else -1
-        self.selected_key = order[(i + delta) % len(order)]
+        self.state.step_selection(order, delta)
         self.refresh_view()
 
     def _gpu_order(self) -> list[str]:
@@ -396,8 +449,7 @@ class GputuiApp(JobControls, RecordControls, MpsControls, Polling, ReplayControl
                     table = screen.main_table()  # type: ignore[attr-defined]
                     if table is not None and table.row_count and screen is self.view_screen:
                         return table.row_order
-        wanted = self.gpu_filter()
-        return [k for k, (n, g) in self.gpus.items() if not wanted or wanted.matches(n.name, g)]
+        return [key for key, _, _ in self.state.visible_gpus()]
 
     def action_help(self) -> None:
         from gputui.ui.help_screen import HelpScreen

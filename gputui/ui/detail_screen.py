@@ -28,5 +28,5 @@ class DetailScreen(ViewScreen):
         self.query_one(DetailPane).set_palette(palette)
 
     def refresh_view(self) -> None:
-        node, gpu = self.gputui.selected_gpu()
+        node, gpu = self.gputui.state.selected_gpu()
         self.query_one(DetailPane).show(node, gpu)

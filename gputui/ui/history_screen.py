@@ -16,7 +16,6 @@ from textual import events
 from textual.widget import Widget
 
 from gputui.core.model import GpuSnapshot
-from gputui.dashboard.gpu_index import gpu_rows
 from gputui.dashboard.history import WINDOW_S, Sample
 from gputui.ui import cells
 from gputui.ui.graph import columns_of, render_graph, sparkline
@@ -243,29 +242,27 @@ class HistoryScreen(ViewScreen):
     def refresh_view(self) -> None:
         app = self.gputui
         table = self.query_one(HistoryTable)
-        table.series = app.history.series
-        end = app.history.latest or 0.0
+        table.series = app.state.history.series
+        end = app.state.history.latest or 0.0
         if app.snapshot is not None:
-            wanted = app.gpu_filter()
-            rows = [(k, n.name, g) for k, n, g in gpu_rows(app.snapshot) if not wanted or wanted.matches(n.name, g)]
-            table.show(rows, end)
-        if app.selected_key is not None and app.selected_key != table.cursor_key:
-            table.select_key(app.selected_key)
+            table.show([(k, n.name, g) for k, n, g in app.state.visible_gpus()], end)
+        if app.state.selected_key is not None and app.state.selected_key != table.cursor_key:
+            table.select_key(app.state.selected_key)
         self._show_graphs()
 
     def _show_graphs(self) -> None:
         app = self.gputui
-        key = app.selected_key
-        node, gpu = app.selected_gpu()
+        key = app.state.selected_key
+        node, gpu = app.state.selected_gpu()
         panel = self.query_one(GraphPanel)
         if key is None or node is None or gpu is None:
             panel.show("No GPU selected", [], 0.0)
             return
         title = f"{node.name} · GPU {gpu.index}  {gpu.name or 'N/A'}"
-        panel.show(title, app.history.series(key), app.history.latest or 0.0)
+        panel.show(title, app.state.history.series(key), app.state.history.latest or 0.0)
 
     def on_row_table_row_highlighted(self, event: RowTable.RowHighlighted) -> None:
         event.stop()
         if event.key is not None:
-            self.gputui.selected_key = event.key
+            self.gputui.state.selected_key = event.key
         self._show_graphs()

@@ -76,7 +76,7 @@ class JobsScreen(ViewScreen):
         app = self.gputui
         views = self.query(JobsView)
         if views:
-            views.first().set_filter(app.filter_text)
+            views.first().set_filter(app.state.filter_text)
             app.show_jobs()
             return
         p = getattr(self, "_palette", PLAIN)

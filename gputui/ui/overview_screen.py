@@ -35,29 +35,29 @@ class OverviewScreen(ViewScreen):
     def refresh_view(self) -> None:
         app = self.gputui
         table = self._table
-        if table.gpu_filter.text != app.filter_text or table.jobs_by_gpu is not app.jobs_by_gpu:
-            table.jobs_by_gpu = app.jobs_by_gpu
-            table.gpu_filter = app.gpu_filter()
+        if table.gpu_filter.text != app.state.filter_text or table.jobs_by_gpu is not app.state.jobs_by_gpu:
+            table.jobs_by_gpu = app.state.jobs_by_gpu
+            table.gpu_filter = app.state.gpu_filter()
         if app.snapshot is not None:
             table.show(app.snapshot)
-        if app.selected_key is not None and app.selected_key != table.cursor_key:
-            table.select_key(app.selected_key)
+        if app.state.selected_key is not None and app.state.selected_key != table.cursor_key:
+            table.select_key(app.state.selected_key)
         self._show_detail()
 
     def _show_detail(self) -> None:
         pane = self._pane
         if pane.display:  # hidden ('d'): drawn again when shown
-            pane.show(*self.gputui.selected_gpu())
+            pane.show(*self.gputui.state.selected_gpu())
 
     def on_row_table_row_highlighted(self, event: RowTable.RowHighlighted) -> None:
         if event.table.id == "overview":
             event.stop()
             if event.key is not None:
-                self.gputui.selected_key = event.key
+                self.gputui.state.selected_key = event.key
             self._show_detail()
 
     async def on_row_table_row_selected(self, event: RowTable.RowSelected) -> None:
         if event.table.id == "overview":
             event.stop()
-            self.gputui.selected_key = event.key
+            self.gputui.state.selected_key = event.key
             await self.app.run_action("view('detail')")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -12,22 +10,10 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Input
 
+from gputui.dashboard.replay import ReplayState
 from gputui.dashboard.seek_time import HELP, format_time
 from gputui.ui.input_focus import FocusLending
 from gputui.ui.palette import PLAIN, Palette
-
-
-@dataclass(frozen=True, slots=True)
-class ReplayState:
-    """What the bar shows; copied from the replay source after every change."""
-
-    playing: bool
-    speed: float
-    position: int
-    frame_count: int
-    time: float
-    start_time: float
-    end_time: float
 
 
 def _clock(seconds: float) -> str:

@@ -20,7 +20,7 @@ from gputui.ui.direct_lines import KeptLines
 from gputui.ui.event_log import EventLog
 from gputui.ui.filter_bar import FilterBar
 from gputui.ui.palette import Palette
-from gputui.ui.replay_bar import ReplayBar
+from gputui.ui.replay_bar import ReplayBar, ReplayStatus
 from gputui.ui.row_table import RowTable
 
 if TYPE_CHECKING:
@@ -76,7 +76,7 @@ class ViewScreen(KeptLines, Screen[None]):
 
     def on_screen_resume(self) -> None:
         app = self.gputui
-        self.query_one(FilterBar).show_text(app.filter_text)
+        self.query_one(FilterBar).show_text(app.state.filter_text)
         self.refresh_bars()
         self.refresh_view()
         self.sync_replay()
@@ -95,18 +95,21 @@ class ViewScreen(KeptLines, Screen[None]):
         app = self.gputui
         top = self.query_one(TopBar)
         top.palette = app.palette
-        top.subtitle = app.subtitle
+        top.subtitle = app.state.subtitle
         top.show(app.view_items(self.VIEW))
         self.query_one(KeyBar).show(app.key_items(), app.palette)
 
     def sync_replay(self) -> None:
         """Bring the event log and the replay bar up to date with the app."""
         app = self.gputui
+        # A view whose children are still being mounted has none yet: they catch up at the next frame.
         if app.shows_events:
-            self.query_one(EventLog).sync(app.event_feed)
+            for log in self.query(EventLog):
+                log.sync(app.state.event_feed)
         state = app.replay_state()
         if state is not None:
-            self.query_one(ReplayBar).status.show(state)
+            for status in self.query(ReplayStatus):
+                status.show(state)
 
     async def on_click_bar_clicked(self, message: ClickBar.Clicked) -> None:
         message.stop()
@@ -118,7 +121,7 @@ class ViewScreen(KeptLines, Screen[None]):
 
     def open_filter(self) -> None:
         for bar in self.query(FilterBar):  # none while the view is still being built
-            bar.open(self.gputui.filter_text)
+            bar.open(self.gputui.state.filter_text)
 
     def show_filter(self, text: str) -> None:
         for bar in self.query(FilterBar):
