@@ -76,7 +76,7 @@ async def test_a_job_from_another_shell_runs_shows_and_cancels_in_the_paused_das
             other.close()
         polls = app.feed.poll_count
         # The replay stays paused, yet the queue is looked at each interval: the job starts and shows.
-        await until(pilot, lambda: any(r.id == job.id and r.state == RUNNING for r in app.jobs_records))
+        await until(pilot, lambda: any(r.id == job.id and r.state == RUNNING for r in app.state.jobs_records))
         assert app.feed.poll_count > polls and not app.replay.playing
         held = job_pids(app.snapshot, job.id)
         assert len(held) == 1
@@ -102,14 +102,14 @@ async def test_a_job_from_another_shell_runs_shows_and_cancels_in_the_paused_das
 
         # Cancel it from the jobs view through the confirmation (focus starts on No).
         await pilot.press("j")
-        await until(pilot, lambda: app.jobs_view() is not None and app.jobs_view().display)
-        view = app.jobs_view()
+        await until(pilot, lambda: app.job_keys.jobs_view() is not None and app.job_keys.jobs_view().display)
+        view = app.job_keys.jobs_view()
         assert isinstance(view, JobsView)
         await until(pilot, lambda: view.select_job(job.id))
         await pilot.press("c")
         await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
         assert app.focused is app.screen.query_one("#confirm-no", Button)
         await pilot.press("tab", "enter")
-        await until(pilot, lambda: any(r.id == job.id and r.state == CANCELLED for r in app.jobs_records))
+        await until(pilot, lambda: any(r.id == job.id and r.state == CANCELLED for r in app.state.jobs_records))
         await until(pilot, lambda: not job_pids(app.snapshot, job.id))
         assert held[0] not in app.state.jobs_by_gpu

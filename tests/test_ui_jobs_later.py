@@ -44,16 +44,16 @@ async def test_the_service_opens_after_the_first_frame_and_then_runs_jobs(demo, 
 
     app = app_with(demo, opener, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.jobs_service, JobService) and app.jobs_service.owner)
+        await until(pilot, lambda: isinstance(app.jobs.service, JobService) and app.jobs.service.owner)
         assert drawn_before and drawn_before[0] is not None  # a frame was applied before the service opened
-        assert app.jobs_opener is None and app.shows_events
-        service = app.jobs_service
+        assert app.jobs.opener is None and app.shows_events
+        service = app.jobs.service
         other = shell_service(state, service.cluster)
         try:
             job = other.submit("--gpus=1 -t 30:00 -J later", ["python", "train.py"])
         finally:
             other.close()
-        await until(pilot, lambda: any(r.id == job.id and r.state == RUNNING for r in app.jobs_records))
+        await until(pilot, lambda: any(r.id == job.id and r.state == RUNNING for r in app.state.jobs_records))
         assert any("job " + str(job.id) in label for label in app.state.jobs_by_gpu.values())
     app.close_jobs()
     assert JobStore(state / "jobs.db").owner(service.cluster) is None  # closed: the lease is given back
@@ -65,14 +65,14 @@ async def test_a_service_that_cannot_open_leaves_a_note_and_the_dashboard_runs_o
 
     app = app_with(demo, opener, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.jobs_note is not None)
-        assert app.jobs_note == (
+        await until(pilot, lambda: app.jobs.note is not None)
+        assert app.jobs.note == (
             "jobs are unavailable: state database is locked by another gputui (pid 4242; /x/jobs.db); try again"
         )
-        assert app.jobs_service is None and app.jobs_opener is None
-        assert any(n.message == app.jobs_note for n in app._notifications)
+        assert app.jobs.service is None and app.jobs.opener is None
+        assert any(n.message == app.jobs.note for n in app._notifications)
         await pilot.press("s")  # submit says why it cannot
-        await until(pilot, lambda: sum(n.message == app.jobs_note for n in app._notifications) == 2)
+        await until(pilot, lambda: sum(n.message == app.jobs.note for n in app._notifications) == 2)
         position = demo.position
         await pilot.press("right")  # the replay still steps
         await until(pilot, lambda: demo.position == position + 1)
@@ -89,12 +89,12 @@ async def test_job_actions_before_the_service_is_open_say_so(demo, tmp_path: Pat
 
     app = app_with(demo, opener, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.feed.poll_count >= 1 and app._jobs_opening is not None)
+        await until(pilot, lambda: app.feed.poll_count >= 1 and app.jobs.opening is not None)
         await pilot.press("s")
         await until(pilot, lambda: any("still opening" in n.message for n in app._notifications))
         assert app.screen.__class__.__name__ != "SubmitDialog"
         release.set()
-        await until(pilot, lambda: app.jobs_service is not None)
+        await until(pilot, lambda: app.jobs.service is not None)
         await pilot.press("s")
         await until(pilot, lambda: app.screen.__class__.__name__ == "SubmitDialog")
         await pilot.press("escape")
@@ -113,8 +113,8 @@ async def test_closing_waits_for_a_service_still_opening_and_closes_it(demo, tmp
 
     app = app_with(demo, opener, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app._jobs_opening is not None)
-    assert app.jobs_service is None  # the app ended before the service was open
+        await until(pilot, lambda: app.jobs.opening is not None)
+    assert app.jobs.service is None  # the app ended before the service was open
     release.set()
     app.close_jobs()
     assert len(opened) == 1

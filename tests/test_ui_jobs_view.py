@@ -7,8 +7,8 @@ from jobs_helpers import T0, machine, sim_service
 from list_source import ListSource
 from ui_jobs_app import SIZE, JobsTestApp, poll, settle
 
+from gputui.dashboard.job_records import jobs_on_gpu
 from gputui.jobs.records import CANCELLED, COMPLETED, PENDING, RUNNING
-from gputui.ui.job_controls import jobs_on_gpu
 from gputui.ui.jobs_table import JobsTable, job_rows, time_text
 from gputui.ui.jobs_view import JobsView
 from gputui.ui.text_panel import TextPanel

@@ -12,11 +12,11 @@ from textual.widgets import Button
 from ui_jobs_app import SIZE, JobsTestApp, poll, settle
 
 from gputui.core.model import ClusterSnapshot, MpsClient, MpsDaemon
+from gputui.dashboard.mps import daemon_dirs, device_token, env_dirs, served_gpus
 from gputui.mps import control
 from gputui.mps.control import MpsDirs
 from gputui.procfs.mps_detect import MpsScanner
 from gputui.ui.confirm_dialog import ConfirmDialog
-from gputui.ui.mps_controls import daemon_dirs, device_token, env_dirs, served_gpus
 
 
 def with_gpu0_mps(daemon: MpsDaemon | None, t: float = T0) -> ClusterSnapshot:
@@ -27,7 +27,7 @@ def with_gpu0_mps(daemon: MpsDaemon | None, t: float = T0) -> ClusterSnapshot:
 
 def live_app(snaps: list[ClusterSnapshot], **kw: object) -> JobsTestApp:
     app = JobsTestApp(ListSource(snaps), None, **kw)  # type: ignore[arg-type]
-    app.mps_timeout_s = 5.0
+    app.mps.timeout_s = 5.0
     app.gpu_key = ("testnode", 0)
     return app
 

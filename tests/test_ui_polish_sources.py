@@ -15,13 +15,13 @@ from test_ui_sample_data import frames, replay
 
 from gputui.core.errors import GputuiError
 from gputui.core.model import ClusterSnapshot, GpuInstance, GpuSnapshot, MpsDaemon, NodeSnapshot, ProcessInfo
+from gputui.dashboard.job_records import holders_by_gpu
 from gputui.dashboard.occupancy import holder_summary
 from gputui.slurm import SlurmJobs, SlurmSource
 from gputui.slurm.fake import FakeSlurm, captured_answers
 from gputui.ui import GputuiApp, create_app
 from gputui.ui.detail import DetailPane, render_header
 from gputui.ui.event_log import LIVE_PLACEHOLDER, PLACEHOLDER, EventLog, placeholder
-from gputui.ui.job_controls import holders_by_gpu
 from gputui.ui.overview import OverviewTable
 
 SIZE = (160, 50)

@@ -15,10 +15,11 @@ from ui_jobs_app import SIZE, JobsTestApp, poll, settle
 
 from gputui.core.errors import RecordingError
 from gputui.core.model import Event, MpsDaemon
+from gputui.dashboard.recording import check_record_path, default_record_path
 from gputui.dashboard.session_recording import SessionRecording
 from gputui.sources.recording import RecordingReader
 from gputui.ui.prompt_dialog import PromptDialog
-from gputui.ui.record_controls import RecordBadge, check_record_path, default_record_path
+from gputui.ui.record_keys import RecordBadge
 
 
 @pytest.fixture
@@ -99,7 +100,7 @@ async def test_record_flag_writes_each_applied_frame_with_jobs_and_closes_on_exi
     app = JobsTestApp(ListSource([machine(T0 + i) for i in range(1, 4)]), svc, record=str(path))
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        assert app.recording is not None and app.recording.active
+        assert app.record_keys.controller.recording is not None and app.record_keys.controller.recording.active
         for _ in range(3):
             await poll(app, pilot)
         badge = app.query_one(RecordBadge)
@@ -127,13 +128,13 @@ async def test_the_r_key_asks_for_a_file_and_toggles_recording(svc, tmp_path: Pa
         prompt.query_one(Input).value = str(path)
         await pilot.press("enter")
         await settle(app, pilot)
-        assert app.recording is not None and app.query_one(RecordBadge).display
+        assert app.record_keys.controller.recording is not None and app.query_one(RecordBadge).display
         assert app.notified[-1] == f"recording this session to {path}; r stops"
         await poll(app, pilot)
         await poll(app, pilot)
         await pilot.press("r")
         await settle(app, pilot)
-        assert app.recording is None and not app.query_one(RecordBadge).display
+        assert app.record_keys.controller.recording is None and not app.query_one(RecordBadge).display
         # the frame on screen when recording began, and the two polled after it
         assert app.notified[-1] == f"recorded 3 frames and 0 events to {path}"
         assert read(path).frame_count == 3

@@ -21,21 +21,24 @@ from textual.screen import Screen
 from textual.theme import Theme
 
 from gputui.core.errors import GputuiError
-from gputui.core.model import ClusterSnapshot, Event, GpuSnapshot, NodeSnapshot
+from gputui.core.model import ClusterSnapshot, Event
 from gputui.dashboard.actions import DEFAULT_ACTIONS, ActionRegistry, ActionSpec
 from gputui.dashboard.feed import Feed, HistoryRead, PollFailed
 from gputui.dashboard.job_actions import JOB_ACTIONS
-from gputui.dashboard.outcomes import Notice
+from gputui.dashboard.jobs import JobsController
+from gputui.dashboard.mps import MpsController
+from gputui.dashboard.recording import RecordingController
 from gputui.dashboard.replay import ReplayController, ReplayMove, ReplayState
 from gputui.dashboard.state import DashboardState
 from gputui.resources import themes_dir
 from gputui.sources.base import Source
 from gputui.ui.bars import BarItem
-from gputui.ui.job_controls import JobControls
-from gputui.ui.messages import Fed
-from gputui.ui.mps_controls import MpsControls
+from gputui.ui.job_keys import JobKeys
+from gputui.ui.messages import Fed, JobsOpened
+from gputui.ui.mps_keys import MpsKeys
+from gputui.ui.outcome_dialogs import say
 from gputui.ui.palette import PLAIN, Palette
-from gputui.ui.record_controls import RecordControls
+from gputui.ui.record_keys import RecordingFailed, RecordKeys
 from gputui.ui.replay_bar import ReplayBar
 from gputui.ui.themes import THEMES, next_theme, resolve_theme
 from gputui.ui.view_screen import VIEWS, ViewScreen
@@ -45,11 +48,12 @@ if TYPE_CHECKING:
     from textual.driver import Driver
 
     from gputui.jobs.backend import JobBackend
-    from gputui.jobs.records import JobRecord
 
 #: Benchmark hook: with this environment variable set to 1 the app exits right after its first
 #: complete frame, printing the monotonic time of that frame (see ``python -m gputui.bench ui_startup``).
 EXIT_AFTER_FIRST_FRAME = "GPUTUI_EXIT_AFTER_FIRST_FRAME"
+#: The worker group of actions that wait for a dialog's answer (tests wait for every other worker).
+DIALOG = "dialog"
 
 
 def _commands() -> type[Provider]:
@@ -82,7 +86,7 @@ def _jobs() -> Screen[None]:
     return JobsScreen()
 
 
-class GputuiApp(JobControls, RecordControls, MpsControls, App[None]):
+class GputuiApp(App[None]):
     """The dashboard: overview, GPU detail, history and jobs views, plus the replay bar for recordings."""
 
     CSS_PATH = [str(themes_dir() / "app.tcss"), str(themes_dir() / "jobs.tcss")]
@@ -116,31 +120,49 @@ class GputuiApp(JobControls, RecordControls, MpsControls, App[None]):
             self.register_theme(t)
         self._start_with_theme(theme_name)
         self.source = source
+        self.readonly = readonly
+        self.notices = [n for n in [notice, *(theme_problems or [])] if n]
+        self.record_path = record
+        # The model (gputui.dashboard) and the parts of the shell that turn keys into its controllers' calls.
+        self.jobs = JobsController(jobs_service, jobs_note, jobs_opener)
         self.feed = Feed(
             source,
             lambda result: self.post_message(Fed(result)),
             poll_interval=poll_interval,
-            tick=self.jobs_tick,
-            has_queue=lambda: self.jobs_service is not None,
+            tick=self.jobs.tick,
+            has_queue=lambda: self.jobs.service is not None,
         )
         self.replay = self.feed.replay
         self.state = DashboardState(source.description, self.replay)
         self.replay_controls = ReplayController(self.feed, self.state)
-        self.readonly = readonly
-        self.notices = [n for n in [notice, *(theme_problems or [])] if n]
-        self.jobs_service = jobs_service
-        self.jobs_note = jobs_note
-        self.jobs_opener = None if jobs_service is not None else jobs_opener
-        self.record_path = record
+        self.job_keys = JobKeys(
+            self,
+            self.jobs,
+            self.state,
+            palette=self.current_palette,
+            highlighted=self.state.highlighted_gpu,
+            request_poll=self.request_poll,
+            show_events=self.show_job_events,
+        )
+        self.record_keys = RecordKeys(
+            self,
+            RecordingController(source.description, replay=self.replay is not None),
+            palette=self.current_palette,
+            on_screen=lambda: self.state.snapshot,
+        )
+        self.mps_keys = MpsKeys(
+            self,
+            MpsController(replay=self.replay is not None),
+            highlighted=self.state.highlighted_gpu,
+            request_poll=self.request_poll,
+        )
         self.registry = (actions or DEFAULT_ACTIONS.extended(JOB_ACTIONS)).extended(
             ActionSpec(f"set_theme('{t.name}')", f"Theme: {t.name}", "View", help=f"Use your theme {t.name}")
             for t in self.user_themes
         )
         self._input_openers = {spec.name for spec in self.registry if spec.opens_input}
         self._bind_registry()
-        self.shows_events = (
-            self.replay is not None or jobs_service is not None or jobs_opener is not None
-        )  # recorded events, or job events
+        self.shows_events = self.replay is not None or self.jobs.service is not None or self.jobs.opener is not None
         self.last_apply_seconds = 0.0
         self.palette: Palette = PLAIN
         self._palette_theme: str | None = None
@@ -231,12 +253,12 @@ class GputuiApp(JobControls, RecordControls, MpsControls, App[None]):
         for notice in self.notices:
             self.notify(notice, title="gputui", severity="warning" if "theme file" in notice else "information")
         if self.record_path is not None:
-            self.start_recording(self.record_path)
+            self.record_keys.start(self.record_path)
         self.feed.start()
 
     def on_unmount(self) -> None:
         self.feed.stop()
-        self.close_recording_now()  # the file always gets its index
+        self.record_keys.controller.close_now()  # the file always gets its index
 
     def action_toggle_jobs(self) -> None:
         self.action_view("jobs" if self.current_mode != "jobs" else "overview")
@@ -300,10 +322,10 @@ class GputuiApp(JobControls, RecordControls, MpsControls, App[None]):
             self.feed.poll_count += 1
             tick = result.tick
             if tick is not None:
-                self.apply_jobs_tick(tick)
+                self.job_keys.apply_tick(tick)
             if result.generation == self.feed.generation:
                 self.apply_snapshot(result.snapshot)
-                self.record_applied(result.snapshot, tick.events if tick is not None else ())
+                self.record_keys.record(result.snapshot, tick.events if tick is not None else ())
                 if self.feed.poll_count == 1:
                     self.call_after_refresh(self.first_frame_drawn)
         self.feed.schedule()
@@ -320,13 +342,9 @@ class GputuiApp(JobControls, RecordControls, MpsControls, App[None]):
                 view.refresh_bars()
         self.last_apply_seconds = time.perf_counter() - started
 
-    # -- hooks for the job, recording and MPS controls -------------------------------------------
-    def highlighted_gpu(self) -> tuple[NodeSnapshot, GpuSnapshot] | None:
-        """The GPU the user has selected (the overview's cursor, the detail view's GPU)."""
-        return self.state.highlighted_gpu()
-
+    # -- jobs, recording, MPS ---------------------------------------------------------------------
     def request_poll(self) -> None:
-        """Poll as soon as possible, also while a replay is paused."""
+        """Poll (and so tick the queue) as soon as possible, also while a replay is paused."""
         self.feed.schedule(0)
 
     def show_job_events(self, events: Sequence[Event]) -> None:
@@ -336,9 +354,37 @@ class GputuiApp(JobControls, RecordControls, MpsControls, App[None]):
         if view is not None and view.is_mounted:
             view.sync_replay()
 
-    def _set_records(self, records: tuple[JobRecord, ...]) -> None:
-        self.jobs_records = records
-        self.state.set_records(records)
+    def open_jobs_later(self) -> None:
+        """Open the job service (if it opens after the first frame) in a thread; it polls once it is open."""
+        self.jobs.open_later(lambda service, note: self.post_message(JobsOpened(service, note)))
+
+    def on_jobs_opened(self, message: JobsOpened) -> None:
+        self.job_keys.opened(message.service, message.note)
+
+    def close_jobs(self, timeout: float = 3.0) -> None:
+        """After the app has run: close the job service (waiting for one still opening)."""
+        self.jobs.close(timeout)
+
+    def action_submit_job(self) -> None:
+        self.run_worker(self.job_keys.submit(), group=DIALOG)
+
+    def action_cancel_job(self) -> None:
+        self.run_worker(self.job_keys.cancel(), group=DIALOG)
+
+    def action_requeue_job(self) -> None:
+        self.run_worker(self.job_keys.requeue(), group=DIALOG)
+
+    def action_job_priority(self) -> None:
+        self.run_worker(self.job_keys.priority(), group=DIALOG)
+
+    def action_toggle_record(self) -> None:
+        self.run_worker(self.record_keys.toggle(), group=DIALOG)
+
+    def on_recording_failed(self, message: RecordingFailed) -> None:
+        self.record_keys.failed(message)
+
+    def action_mps_toggle(self) -> None:
+        self.run_worker(self.mps_keys.toggle(), group=DIALOG)
 
     def set_filter(self, text: str) -> None:
         """Show only the GPUs (and jobs) matching ``text``; '' shows everything again."""
@@ -357,7 +403,7 @@ class GputuiApp(JobControls, RecordControls, MpsControls, App[None]):
         """Show the frame a replay control went to; after a jump, read the history before it again."""
         if move is None:
             return
-        if self.jobs_service is not None:
+        if self.jobs.service is not None:
             # The poll thread draws the frame with the queue's jobs in it; drawing the raw frame here first
             # would make them blink out for a moment.
             self.feed.schedule(0)
@@ -393,14 +439,8 @@ class GputuiApp(JobControls, RecordControls, MpsControls, App[None]):
 
     def on_replay_bar_seek_requested(self, message: ReplayBar.SeekRequested) -> None:
         move, notice = self.replay_controls.seek(message.text)
-        self.say(notice)
+        say(self, notice)
         self._show_move(move)
-
-    def say(self, notice: Notice | None) -> None:
-        """Show a controller's notice."""
-        if notice is not None:
-            timeout = {} if notice.timeout is None else {"timeout": notice.timeout}
-            self.notify(notice.text, title=notice.title, severity=notice.severity, **timeout)  # type: ignore[arg-type]
 
     # -- app actions ---------------------------------------------------------------------------
     def action_view(self, name: str) -> None:

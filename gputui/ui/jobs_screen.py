@@ -57,8 +57,8 @@ class JobsScreen(ViewScreen):
 
     def compose_body(self) -> Iterable[Widget]:
         app = self.gputui
-        if app.jobs_service is not None or app.jobs_opener is not None or app.jobs_note is not None:
-            yield JobsView(own_filter=False, id="jobs-view")
+        if app.jobs.attached:
+            yield JobsView(app.jobs, own_filter=False, id="jobs-view")
             return
         yield TextPanel("", id="jobs-note")
         yield QueueTable(id="queue-table")
@@ -77,7 +77,7 @@ class JobsScreen(ViewScreen):
         views = self.query(JobsView)
         if views:
             views.first().set_filter(app.state.filter_text)
-            app.show_jobs()
+            app.job_keys.show_jobs()
             return
         p = getattr(self, "_palette", PLAIN)
         self.query_one(QueueTable).show()

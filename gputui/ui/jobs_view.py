@@ -1,23 +1,26 @@
 """The jobs view: a summary line with a filter, the jobs table, and the detail of the highlighted job.
 
-The app pushes job records and job details in; the view posts ``DetailWanted`` when the job to detail
-changes, and the app's actions (cancel, requeue, priority) read ``selected_job``, so that every key that
-changes something goes through the one action registry (and --readonly).
+The app pushes job records in; the view fetches the detail of the highlighted job itself (its own worker,
+the service called in a thread), and the app's actions (cancel, requeue, priority) read ``selected_job``,
+so that every key that changes something goes through the one action registry (and --readonly).
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Sequence
 from dataclasses import replace
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.message import Message
 from textual.widgets import Input
 
+from gputui.core.errors import GputuiError
+from gputui.dashboard.jobs import JobsController
 from gputui.jobs.records import PENDING, RUNNING, JobRecord
 from gputui.jobs.views import JobDetail
 from gputui.ui.job_detail import render_job_detail
@@ -41,16 +44,10 @@ class JobsView(Vertical):
         Binding("O", "reverse_sort", "Reverse", show=False),
     ]
 
-    class DetailWanted(Message):
-        """The detail pane should show job ``job_id`` (None: no job); the app fetches it off the event loop."""
-
-        def __init__(self, job_id: int | None) -> None:
-            super().__init__()
-            self.job_id = job_id
-
-    def __init__(self, *, own_filter: bool = True, id: str | None = None) -> None:
+    def __init__(self, jobs: JobsController, *, own_filter: bool = True, id: str | None = None) -> None:
         """``own_filter``: a filter line of its own; without it the app sets ``filter_text`` (its shared filter)."""
         super().__init__(id=id)
+        self.jobs = jobs
         self.own_filter = own_filter
         self.palette: Palette = PLAIN
         self.filter_text = ""
@@ -109,7 +106,7 @@ class JobsView(Vertical):
         self._show_detail_text()
 
     def show_detail(self, detail: JobDetail | None) -> None:
-        """The detail the app fetched for the job ``DetailWanted`` asked about."""
+        """The detail fetched for the job last wanted."""
         if detail is not None and detail.record.id != self._wanted:
             return  # the cursor moved on meanwhile
         self.detail = detail
@@ -187,7 +184,20 @@ class JobsView(Vertical):
             return
         self._wanted = job_id
         self._wanted_at = time.monotonic()
-        self.post_message(self.DetailWanted(job_id))
+        self._fetch_detail(job_id)
+
+    @work(group="jobs-detail", exclusive=True)
+    async def _fetch_detail(self, job_id: int | None) -> None:
+        """The detail pane should show job ``job_id`` (None: no job): fetched off the event loop."""
+        service = self.jobs.service
+        if service is None or job_id is None:
+            self.show_detail(None)
+            return
+        try:
+            detail = await asyncio.to_thread(service.get, job_id)
+        except GputuiError:
+            detail = None
+        self.show_detail(detail)
 
     # -- events --------------------------------------------------------------------------------
     def on_row_table_row_highlighted(self, event: JobsTable.RowHighlighted) -> None:

@@ -1,26 +1,28 @@
 """The submit dialog: a form (or one pasted Slurm line) checked as it is typed, with a live preview.
 
-The dialog never calls the job service: it posts ``PreviewWanted`` (debounced) and ``Submitted``, and the
-app answers with :meth:`SubmitDialog.show_preview`, :meth:`SubmitDialog.submit_failed` or a dismiss
-carrying the stored job.
+The dialog runs its own workers: the preview (debounced, the newest only) and the submit, each calling the
+job service in a thread; it is dismissed with the change made (the stored job and the job list after it).
 """
 
 from __future__ import annotations
 
+import asyncio
+
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.message import Message
 from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widgets import Button, ContentSwitcher, Input, Static, Tab, Tabs
 
+from gputui.core.errors import GputuiError
 from gputui.core.scheduler.errors import RequestError
 from gputui.core.scheduler.options import tokenize
+from gputui.dashboard.jobs import JobChange, JobsController
 from gputui.dashboard.submit_check import WHOLE, JobSubmission, check_form, check_line, field_of, form_job, line_job
 from gputui.jobs.form import JobForm
-from gputui.jobs.records import JobRecord
 from gputui.jobs.submission import is_batch_script
 from gputui.jobs.views import Preview
 from gputui.ui.jobs_table import time_text
@@ -39,8 +41,8 @@ ROWS: tuple[tuple[tuple[str, str, str, int], ...], ...] = (
 FIELD_NAMES = tuple(f for row in ROWS for f, *_ in row)
 
 
-class SubmitDialog(ModalScreen[JobRecord | None]):
-    """Dismissed with the stored job once the app has submitted it, or with None."""
+class SubmitDialog(ModalScreen[JobChange | None]):
+    """Dismissed with the change once the job is submitted, or with None."""
 
     BINDINGS = [
         Binding("escape", "close", "Cancel"),
@@ -48,25 +50,11 @@ class SubmitDialog(ModalScreen[JobRecord | None]):
         Binding("ctrl+s", "submit", "Submit", show=False),
     ]
 
-    class PreviewWanted(Message):
-        """Where would ``job`` land now? ``serial`` lets the dialog drop answers to older questions."""
-
-        def __init__(self, dialog: SubmitDialog, serial: int, job: JobSubmission) -> None:
-            super().__init__()
-            self.dialog = dialog
-            self.serial = serial
-            self.job = job
-
-    class Submitted(Message):
-        """The user asked to submit ``job``; the dialog waits for the app's answer."""
-
-        def __init__(self, dialog: SubmitDialog, job: JobSubmission) -> None:
-            super().__init__()
-            self.dialog = dialog
-            self.job = job
-
-    def __init__(self, palette: Palette = PLAIN, *, debounce_s: float = 0.3, line: str = "") -> None:
+    def __init__(
+        self, jobs: JobsController, palette: Palette = PLAIN, *, debounce_s: float = 0.3, line: str = ""
+    ) -> None:
         super().__init__(classes="dialog", id="submit")
+        self.jobs = jobs
         self.palette = palette
         self.debounce_s = debounce_s
         self.mode = "line" if line else "form"
@@ -171,11 +159,23 @@ class SubmitDialog(ModalScreen[JobRecord | None]):
         serial = self._serial
         self._show_preview(pending=True)
         if self.debounce_s <= 0:
-            self.post_message(self.PreviewWanted(self, serial, job))
+            self._preview(serial, job)
         else:
-            self._timer = self.set_timer(
-                self.debounce_s, lambda: self.post_message(self.PreviewWanted(self, serial, job))
-            )
+            self._timer = self.set_timer(self.debounce_s, lambda: self._preview(serial, job))
+
+    @work(group="jobs-preview", exclusive=True)
+    async def _preview(self, serial: int, job: JobSubmission) -> None:
+        """Where would ``job`` land now? ``serial`` drops answers to older questions."""
+        service = self.jobs.service
+        if service is None:
+            return
+        options, script = job.preview_args
+        try:
+            preview = await asyncio.to_thread(service.preview, options, script)
+        except GputuiError as e:
+            self.show_preview(serial, None, str(e), request=isinstance(e, RequestError))
+            return
+        self.show_preview(serial, preview)
 
     def _show_problems(self) -> None:
         # Only what changed is updated: each update of a Static asks for a new layout of the dialog.
@@ -192,11 +192,11 @@ class SubmitDialog(ModalScreen[JobRecord | None]):
         for name in (*FIELD_NAMES, "line"):
             self.query_one(f"#f-{name}", Input).set_class(name in self.problems, "-problem")
 
-    # -- answers from the app ------------------------------------------------------------------
+    # -- answers from the workers --------------------------------------------------------------
     def show_preview(
         self, serial: int, preview: Preview | None, error: str | None = None, *, request: bool = True
     ) -> None:
-        """The app's answer to ``PreviewWanted``; ``request``: the error is the parser's (it names an option)."""
+        """The preview's answer; ``request``: the error is the parser's (it names an option)."""
         if serial != self._serial:
             return
         self.preview, self.preview_error = preview, None
@@ -235,7 +235,7 @@ class SubmitDialog(ModalScreen[JobRecord | None]):
             self.query_one("#submit-preview", Static).update(t)
 
     def submit_failed(self, error: str, *, request: bool = True) -> None:
-        """The app could not submit: the message goes under its field (or above the preview); the form stays."""
+        """The submit failed: the message goes under its field (or above the preview); the form stays."""
         self.submitting = False
         name = field_of(error, self.form()) if (request and self.mode == "form") else WHOLE
         if self.mode == "line" and request:
@@ -258,7 +258,20 @@ class SubmitDialog(ModalScreen[JobRecord | None]):
             return
         self.submitting = True
         self._set_preview(Text("… submitting", style=self.palette.muted))
-        self.post_message(self.Submitted(self, job))
+        self._submit(job)
+
+    @work(group="jobs")
+    async def _submit(self, job: JobSubmission) -> None:
+        if self.jobs.service is None:
+            return
+        try:
+            change = await asyncio.to_thread(
+                self.jobs.change, lambda s: s.submit(job.options, job.command, script=job.script)
+            )
+        except GputuiError as e:
+            self.submit_failed(str(e), request=isinstance(e, RequestError))
+            return
+        self.dismiss(change)
 
     def _focus_problem(self) -> None:
         for name in (*FIELD_NAMES, "line"):
