@@ -23,11 +23,11 @@ from gputui.sources.recording import RecordingReader, RecordingWriter
 from gputui.sources.replay import ReplaySource
 from gputui.ui import GputuiApp, create_app
 from gputui.ui.commands import ActionCommands
-from gputui.ui.detail import DetailPane
-from gputui.ui.event_log import EventLog
-from gputui.ui.help_screen import HelpScreen
-from gputui.ui.overview import OverviewTable
-from gputui.ui.process_table import ProcessTable
+from gputui.ui.screens.help_screen import HelpScreen
+from gputui.ui.widgets.detail import DetailPane
+from gputui.ui.widgets.event_log import EventLog
+from gputui.ui.widgets.overview import OverviewTable
+from gputui.ui.widgets.process_table import ProcessTable
 
 SIZE = (160, 50)
 

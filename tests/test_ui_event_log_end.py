@@ -9,7 +9,7 @@ from gputui.resources import demo_recording
 from gputui.sources.recording import RecordingReader
 from gputui.sources.replay import ReplaySource
 from gputui.ui import create_app
-from gputui.ui.event_log import EventLog
+from gputui.ui.widgets.event_log import EventLog
 
 
 async def test_the_newest_event_is_in_sight_in_a_narrow_terminal(tmp_path: Path) -> None:

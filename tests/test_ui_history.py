@@ -12,9 +12,9 @@ from test_ui_sample_data import T0, cluster
 
 from gputui.core.model import GpuSnapshot
 from gputui.dashboard.history import KEEP_S, History, Sample, frames_for_window, sample
-from gputui.ui.graph import LOST, NA, Pick, columns, columns_of, render_graph, sparkline
-from gputui.ui.history_screen import power_scale, render_compact, render_graphs
 from gputui.ui.palette import PLAIN
+from gputui.ui.screens.history_screen import power_scale, render_compact, render_graphs
+from gputui.ui.widgets.graph import LOST, NA, Pick, columns, columns_of, render_graph, sparkline
 
 RED = Style(color="red")
 

@@ -10,11 +10,11 @@ from textual.widgets import Button, Input, OptionList
 from ui_jobs_app import SIZE, JobsTestApp, poll, settle
 
 from gputui.jobs.records import CANCELLED, PENDING, RUNNING
-from gputui.ui.choice_dialog import ChoiceDialog
-from gputui.ui.confirm_dialog import ConfirmDialog
-from gputui.ui.jobs_table import JobsTable
-from gputui.ui.jobs_view import JobsView
-from gputui.ui.prompt_dialog import PromptDialog
+from gputui.ui.dialogs.choice_dialog import ChoiceDialog
+from gputui.ui.dialogs.confirm_dialog import ConfirmDialog
+from gputui.ui.dialogs.prompt_dialog import PromptDialog
+from gputui.ui.widgets.jobs_table import JobsTable
+from gputui.ui.widgets.jobs_view import JobsView
 
 
 @pytest.fixture

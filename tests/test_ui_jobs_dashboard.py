@@ -19,8 +19,8 @@ from gputui.jobs.service import JobService
 from gputui.jobs.sim_runner import SimRunner
 from gputui.jobs.store import JobStore
 from gputui.ui.app import GputuiApp, create_app
-from gputui.ui.confirm_dialog import ConfirmDialog
-from gputui.ui.jobs_view import JobsView
+from gputui.ui.dialogs.confirm_dialog import ConfirmDialog
+from gputui.ui.widgets.jobs_view import JobsView
 
 SIZE = (160, 50)
 INTERVAL = 0.05

@@ -9,9 +9,9 @@ from ui_jobs_app import SIZE, JobsTestApp, poll, settle
 
 from gputui.dashboard.job_records import jobs_on_gpu
 from gputui.jobs.records import CANCELLED, COMPLETED, PENDING, RUNNING
-from gputui.ui.jobs_table import JobsTable, job_rows, time_text
-from gputui.ui.jobs_view import JobsView
-from gputui.ui.text_panel import TextPanel
+from gputui.ui.render.text_panel import TextPanel
+from gputui.ui.widgets.jobs_table import JobsTable, job_rows, time_text
+from gputui.ui.widgets.jobs_view import JobsView
 
 
 @pytest.fixture

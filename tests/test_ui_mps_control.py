@@ -16,7 +16,7 @@ from gputui.dashboard.mps import daemon_dirs, device_token, env_dirs, served_gpu
 from gputui.mps import control
 from gputui.mps.control import MpsDirs
 from gputui.procfs.mps_detect import MpsScanner
-from gputui.ui.confirm_dialog import ConfirmDialog
+from gputui.ui.dialogs.confirm_dialog import ConfirmDialog
 
 
 def with_gpu0_mps(daemon: MpsDaemon | None, t: float = T0) -> ClusterSnapshot:

@@ -20,9 +20,9 @@ from gputui.dashboard.occupancy import holder_summary
 from gputui.slurm import SlurmJobs, SlurmSource
 from gputui.slurm.fake import FakeSlurm, captured_answers
 from gputui.ui import GputuiApp, create_app
-from gputui.ui.detail import DetailPane, render_header
-from gputui.ui.event_log import LIVE_PLACEHOLDER, PLACEHOLDER, EventLog, placeholder
-from gputui.ui.overview import OverviewTable
+from gputui.ui.widgets.detail import DetailPane, render_header
+from gputui.ui.widgets.event_log import LIVE_PLACEHOLDER, PLACEHOLDER, EventLog, placeholder
+from gputui.ui.widgets.overview import OverviewTable
 
 SIZE = (160, 50)
 T0 = 1795984880.0

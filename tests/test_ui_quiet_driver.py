@@ -15,14 +15,14 @@ import time
 import pytest
 
 from gputui.bench.ui_cpu import cpu_seconds, thread_counts
-from gputui.ui.quiet_driver import QuietLinuxDriver, quiet_driver
+from gputui.ui.render.quiet_driver import QuietLinuxDriver, quiet_driver
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the quiet driver replaces Textual's Linux driver")
 
 APP = """
 import sys
 from textual.app import App
-from gputui.ui.quiet_driver import QuietLinuxDriver
+from gputui.ui.render.quiet_driver import QuietLinuxDriver
 
 class Keys(App):
     def on_mount(self):

@@ -18,7 +18,7 @@ from gputui.core.model import Event, MpsDaemon
 from gputui.dashboard.recording import check_record_path, default_record_path
 from gputui.dashboard.session_recording import SessionRecording
 from gputui.sources.recording import RecordingReader
-from gputui.ui.prompt_dialog import PromptDialog
+from gputui.ui.dialogs.prompt_dialog import PromptDialog
 from gputui.ui.record_keys import RecordBadge
 
 

@@ -13,13 +13,13 @@ from gputui.dashboard.actions import DEFAULT_ACTIONS, ActionRegistry, ActionSpec
 from gputui.dashboard.occupancy import holder_summary, process_rows
 from gputui.dashboard.replay import ReplayState
 from gputui.dashboard.seek_time import parse_seek
-from gputui.ui import cells
-from gputui.ui.event_log import render_event
-from gputui.ui.mig_view import render_mig
-from gputui.ui.mps_view import render_mps
 from gputui.ui.palette import PLAIN, Palette
-from gputui.ui.replay_bar import render_state
 from gputui.ui.themes import THEMES, next_theme, resolve_theme
+from gputui.ui.widgets import cells
+from gputui.ui.widgets.event_log import render_event
+from gputui.ui.widgets.mig_view import render_mig
+from gputui.ui.widgets.mps_view import render_mps
+from gputui.ui.widgets.replay_bar import render_state
 
 
 @pytest.mark.parametrize(

@@ -15,12 +15,12 @@ from test_ui_app import SIZE, settle
 from gputui.core.model import ClusterSnapshot, GpuSnapshot, NodeSnapshot
 from gputui.dashboard.occupancy import holder_summary, process_rows
 from gputui.ui import create_app
-from gputui.ui.detail import render_header
-from gputui.ui.mig_view import render_mig
-from gputui.ui.mps_view import render_mps
-from gputui.ui.overview import OverviewTable, _layout, gpu_cells
 from gputui.ui.palette import PLAIN
-from gputui.ui.process_table import row_cells
+from gputui.ui.widgets.detail import render_header
+from gputui.ui.widgets.mig_view import render_mig
+from gputui.ui.widgets.mps_view import render_mps
+from gputui.ui.widgets.overview import OverviewTable, _layout, gpu_cells
+from gputui.ui.widgets.process_table import row_cells
 
 CONSOLE = Console(width=200, file=io.StringIO())
 

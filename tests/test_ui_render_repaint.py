@@ -28,10 +28,10 @@ from textual.widget import Widget
 
 from gputui.bench._ui_cluster import CyclingSource, busy_frames
 from gputui.ui import GputuiApp, create_app
-from gputui.ui.cell_segments import _slow, cell_segments
-from gputui.ui.detail import DetailPane, GpuHeader, render_header
-from gputui.ui.lean_strip import LeanStrip
-from gputui.ui.overview import OverviewTable
+from gputui.ui.render.cell_segments import _slow, cell_segments
+from gputui.ui.render.lean_strip import LeanStrip
+from gputui.ui.widgets.detail import DetailPane, GpuHeader, render_header
+from gputui.ui.widgets.overview import OverviewTable
 
 
 @asynccontextmanager

@@ -14,9 +14,9 @@ from ui_jobs_app import SIZE, JobsTestApp, poll, settle
 from gputui.dashboard.submit_check import WHOLE, JobSubmission, check_form, check_line, field_of, form_job, line_job
 from gputui.jobs.form import JobForm
 from gputui.jobs.records import PENDING, RUNNING
-from gputui.ui.jobs_table import JobsTable
-from gputui.ui.jobs_view import JobsView
-from gputui.ui.submit_dialog import SubmitDialog
+from gputui.ui.dialogs.submit_dialog import SubmitDialog
+from gputui.ui.widgets.jobs_table import JobsTable
+from gputui.ui.widgets.jobs_view import JobsView
 
 
 @pytest.fixture

@@ -11,8 +11,8 @@ from test_ui_sample_data import replay
 from gputui.core.errors import GputuiError
 from gputui.ui import create_app
 from gputui.ui.commands import ActionCommands
-from gputui.ui.overview import OverviewTable
 from gputui.ui.user_themes import ThemeFileError, load_user_themes, theme_from_data, themes_dir
+from gputui.ui.widgets.overview import OverviewTable
 
 GOOD = """
 name = "Solar"

@@ -11,15 +11,15 @@ from textual.widgets import Static
 from gputui.dashboard.history import WINDOW_S
 from gputui.ui import create_app
 from gputui.ui.app import EXIT_AFTER_FIRST_FRAME
-from gputui.ui.bars import TopBar
-from gputui.ui.detail import DetailPane
-from gputui.ui.detail_screen import DetailScreen
-from gputui.ui.history_screen import GraphPanel, HistoryScreen, HistoryTable
-from gputui.ui.jobs_screen import NO_QUEUE, JobsScreen
-from gputui.ui.overview import OverviewTable
-from gputui.ui.overview_screen import OverviewScreen
-from gputui.ui.process_table import ProcessTable
-from gputui.ui.text_panel import TextPanel
+from gputui.ui.render.text_panel import TextPanel
+from gputui.ui.screens.detail_screen import DetailScreen
+from gputui.ui.screens.history_screen import GraphPanel, HistoryScreen, HistoryTable
+from gputui.ui.screens.jobs_screen import NO_QUEUE, JobsScreen
+from gputui.ui.screens.overview_screen import OverviewScreen
+from gputui.ui.widgets.bars import TopBar
+from gputui.ui.widgets.detail import DetailPane
+from gputui.ui.widgets.overview import OverviewTable
+from gputui.ui.widgets.process_table import ProcessTable
 
 
 async def test_views_switch_by_number_keys_palette_and_tab_clicks() -> None:

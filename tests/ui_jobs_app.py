@@ -26,11 +26,11 @@ from gputui.jobs.service import JobService
 from gputui.resources import themes_dir
 from gputui.ui.app import DIALOG
 from gputui.ui.job_keys import JobKeys
-from gputui.ui.jobs_view import JobsView
 from gputui.ui.mps_keys import MpsKeys
 from gputui.ui.palette import PLAIN, Palette
 from gputui.ui.record_keys import RecordBadge, RecordingFailed, RecordKeys
 from gputui.ui.themes import THEMES
+from gputui.ui.widgets.jobs_view import JobsView
 
 REGISTRY = ActionRegistry(JOB_ACTIONS)
 SIZE = (160, 50)

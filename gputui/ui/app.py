@@ -8,12 +8,12 @@ built on first use.
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import os
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, ClassVar
+from functools import partial
+from typing import TYPE_CHECKING
 
 from textual.app import App
 from textual.binding import Binding
@@ -32,16 +32,17 @@ from gputui.dashboard.replay import ReplayController, ReplayMove, ReplayState
 from gputui.dashboard.state import DashboardState
 from gputui.resources import themes_dir
 from gputui.sources.base import Source
-from gputui.ui.bars import BarItem
+from gputui.ui.dialogs.outcome_dialogs import say
 from gputui.ui.job_keys import JobKeys
 from gputui.ui.messages import Fed, JobsOpened
 from gputui.ui.mps_keys import MpsKeys
-from gputui.ui.outcome_dialogs import say
 from gputui.ui.palette import PLAIN, Palette
 from gputui.ui.record_keys import RecordingFailed, RecordKeys
-from gputui.ui.replay_bar import ReplayBar
+from gputui.ui.render.app_internals import bind_registry, every_screen, start_with_theme
+from gputui.ui.screens.view_screen import VIEWS, ViewScreen
 from gputui.ui.themes import THEMES, next_theme, resolve_theme
-from gputui.ui.view_screen import VIEWS, ViewScreen
+from gputui.ui.widgets.bars import BarItem
+from gputui.ui.widgets.replay_bar import ReplayBar
 
 if TYPE_CHECKING:
     from textual.command import Provider
@@ -62,28 +63,32 @@ def _commands() -> type[Provider]:
     return ActionCommands
 
 
-def _overview() -> Screen[None]:
-    from gputui.ui.overview_screen import OverviewScreen
+def _overview(shell: GputuiApp) -> Screen[None]:
+    from gputui.ui.screens.overview_screen import OverviewScreen
 
-    return OverviewScreen()
-
-
-def _detail() -> Screen[None]:
-    from gputui.ui.detail_screen import DetailScreen
-
-    return DetailScreen()
+    return OverviewScreen(shell)
 
 
-def _history() -> Screen[None]:
-    from gputui.ui.history_screen import HistoryScreen
+def _detail(shell: GputuiApp) -> Screen[None]:
+    from gputui.ui.screens.detail_screen import DetailScreen
 
-    return HistoryScreen()
+    return DetailScreen(shell)
 
 
-def _jobs() -> Screen[None]:
-    from gputui.ui.jobs_screen import JobsScreen
+def _history(shell: GputuiApp) -> Screen[None]:
+    from gputui.ui.screens.history_screen import HistoryScreen
 
-    return JobsScreen()
+    return HistoryScreen(shell)
+
+
+def _jobs(shell: GputuiApp) -> Screen[None]:
+    from gputui.ui.screens.jobs_screen import JobsScreen
+
+    return JobsScreen(shell)
+
+
+#: the views, each a mode built on first use (the overview first)
+_VIEW_SCREENS = {"overview": _overview, "detail": _detail, "history": _history, "jobs": _jobs}
 
 
 class GputuiApp(App[None]):
@@ -92,7 +97,6 @@ class GputuiApp(App[None]):
     CSS_PATH = [str(themes_dir() / "app.tcss"), str(themes_dir() / "jobs.tcss")]
     TITLE = "gputui"
     COMMANDS = App.COMMANDS | {_commands}
-    MODES: ClassVar = {"overview": _overview, "detail": _detail, "history": _history, "jobs": _jobs}
     DEFAULT_MODE = "overview"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
 
@@ -118,7 +122,9 @@ class GputuiApp(App[None]):
         super().__init__()
         for t in [*THEMES.values(), *self.user_themes]:
             self.register_theme(t)
-        self._start_with_theme(theme_name)
+        start_with_theme(self, theme_name)
+        for name, make in _VIEW_SCREENS.items():
+            self.add_mode(name, partial(make, self))
         self.source = source
         self.readonly = readonly
         self.notices = [n for n in [notice, *(theme_problems or [])] if n]
@@ -161,27 +167,11 @@ class GputuiApp(App[None]):
             for t in self.user_themes
         )
         self._input_openers = {spec.name for spec in self.registry if spec.opens_input}
-        self._bind_registry()
+        bind_registry(self, self.registry)
         self.shows_events = self.replay is not None or self.jobs.service is not None or self.jobs.opener is not None
         self.last_apply_seconds = 0.0
         self.palette: Palette = PLAIN
         self._palette_theme: str | None = None
-
-    def _start_with_theme(self, name: str) -> None:
-        """Make ``name`` the theme before the app runs, as Textual's theme watcher would, without its refresh: that
-        parses all CSS again twice (once for the change, once more for the first screen), about 40 ms of start-up,
-        where the stylesheet can simply start with this theme's variables. Textual's own way is the fallback."""
-        previous = self.theme
-        try:
-            self.set_reactive(App.theme, name)
-            dark = self.current_theme.dark
-            self.update_classes({f"-theme-{name}": True, "-dark-mode": dark, "-light-mode": not dark}, update=False)
-            self._refresh_truecolor_filter(self.ansi_theme)
-            self.stylesheet.set_variables(self.get_css_variables())
-        except AttributeError:  # a Textual release without these internals
-            with contextlib.suppress(AttributeError):
-                self.set_reactive(App.theme, previous)  # so that setting the theme below is a change
-            self.theme = name
 
     def get_driver_class(self) -> type[Driver]:
         """Textual's driver for this platform; on Linux one whose input thread sleeps until input comes (Textual's
@@ -189,30 +179,12 @@ class GputuiApp(App[None]):
         Textual release moved the internals it builds on."""
         stock = super().get_driver_class()
         try:
-            from gputui.ui.quiet_driver import quiet_driver
+            from gputui.ui.render.quiet_driver import quiet_driver
         except ImportError:
             return stock
         return quiet_driver(stock)
 
     # -- actions registry ----------------------------------------------------------------------
-    def _bind_registry(self) -> None:
-        existing = self._bindings.key_to_bindings
-        for spec in self.registry:
-            for i, key in enumerate(spec.keys):
-                if any(b.action == spec.action for b in existing.get(key, ())):
-                    continue  # Textual binds it already (ctrl+p)
-                existing.setdefault(key, []).append(
-                    Binding(
-                        key,
-                        spec.action,
-                        spec.title,
-                        show=False,  # the key bar draws the registry itself
-                        key_display=spec.key_display if i == 0 else None,
-                        priority=spec.opens_input,
-                        id=f"gputui.{spec.name}",
-                    )
-                )
-
     def available_actions(self) -> list[ActionSpec]:
         return self.registry.available(readonly=self.readonly, replay=self.replay is not None)
 
@@ -278,10 +250,9 @@ class GputuiApp(App[None]):
 
     def _on_theme_changed(self, theme: Theme) -> None:
         self.current_palette()
-        for stack in self._screen_stacks.values():
-            for screen in stack:
-                if isinstance(screen, ViewScreen) and screen.is_mounted:
-                    screen.apply_palette()
+        for screen in every_screen(self):
+            if isinstance(screen, ViewScreen) and screen.is_mounted:
+                screen.apply_palette()
         self.refresh_view()
 
     # -- the state the views draw ----------------------------------------------------------------
@@ -483,16 +454,15 @@ class GputuiApp(App[None]):
         self.refresh_view()
 
     def _gpu_order(self) -> list[str]:
-        for stack in self._screen_stacks.values():
-            for screen in stack:
-                if screen.is_mounted and getattr(screen, "VIEW", None) in ("overview", "history"):
-                    table = screen.main_table()  # type: ignore[attr-defined]
-                    if table is not None and table.row_count and screen is self.view_screen:
-                        return table.row_order
+        view = self.view_screen
+        if view is not None and view.VIEW in ("overview", "history"):
+            table = view.main_table()
+            if table is not None and table.row_count:
+                return table.row_order
         return [key for key, _, _ in self.state.visible_gpus()]
 
     def action_help(self) -> None:
-        from gputui.ui.help_screen import HelpScreen
+        from gputui.ui.screens.help_screen import HelpScreen
 
         if isinstance(self.screen, HelpScreen):
             return

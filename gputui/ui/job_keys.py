@@ -18,14 +18,14 @@ from gputui.core.model import Event, GpuSnapshot, NodeSnapshot
 from gputui.dashboard.jobs import JobChange, JobsController
 from gputui.dashboard.outcomes import Notice
 from gputui.dashboard.state import DashboardState
-from gputui.ui.outcome_dialogs import ask, say
+from gputui.ui.dialogs.outcome_dialogs import ask, say
 from gputui.ui.palette import Palette
 
 if TYPE_CHECKING:
     from gputui.dashboard.job_ticks import JobsTick
     from gputui.jobs.backend import JobBackend
     from gputui.jobs.records import JobRecord
-    from gputui.ui.jobs_view import JobsView
+    from gputui.ui.widgets.jobs_view import JobsView
 
 
 class JobKeys:
@@ -54,7 +54,7 @@ class JobKeys:
     # -- the jobs view ---------------------------------------------------------------------------
     def jobs_view(self) -> JobsView | None:
         """The jobs view, on whichever screen of the stack holds it (a dialog may be on top)."""
-        from gputui.ui.jobs_view import JobsView
+        from gputui.ui.widgets.jobs_view import JobsView
 
         for screen in reversed(self.app.screen_stack):
             try:
@@ -114,7 +114,7 @@ class JobKeys:
         if (problem := self.jobs.unavailable()) is not None:
             say(self.app, problem)
             return
-        from gputui.ui.submit_dialog import SubmitDialog
+        from gputui.ui.dialogs.submit_dialog import SubmitDialog
 
         change: JobChange | None = await self.app.push_screen_wait(SubmitDialog(self.jobs, self.palette()))
         if change is None:

@@ -11,7 +11,7 @@ from textual.app import App
 from gputui.core.model import GpuSnapshot, NodeSnapshot
 from gputui.dashboard.mps import MpsController, MpsPlan
 from gputui.dashboard.outcomes import Notice
-from gputui.ui.outcome_dialogs import ask, say
+from gputui.ui.dialogs.outcome_dialogs import ask, say
 
 
 class MpsKeys:

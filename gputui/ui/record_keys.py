@@ -17,9 +17,9 @@ from gputui.core.errors import GputuiError
 from gputui.core.model import ClusterSnapshot, Event
 from gputui.dashboard.recording import RecordingController
 from gputui.dashboard.session_recording import SessionRecording
-from gputui.ui.outcome_dialogs import ask, say
+from gputui.ui.dialogs.outcome_dialogs import ask, say
 from gputui.ui.palette import Palette
-from gputui.ui.text_panel import TextPanel
+from gputui.ui.render.text_panel import TextPanel
 
 
 class RecordBadge(TextPanel):

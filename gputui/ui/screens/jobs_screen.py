@@ -8,11 +8,11 @@ from rich.text import Text
 from textual import events
 from textual.widget import Widget
 
-from gputui.ui.jobs_view import JobsView
 from gputui.ui.palette import PLAIN, Palette
-from gputui.ui.row_table import ColumnSpec, RowTable
-from gputui.ui.text_panel import TextPanel
-from gputui.ui.view_screen import ViewScreen
+from gputui.ui.render.row_table import ColumnSpec, RowTable
+from gputui.ui.render.text_panel import TextPanel
+from gputui.ui.screens.view_screen import ViewScreen
+from gputui.ui.widgets.jobs_view import JobsView
 
 NO_QUEUE = "No job queue is attached to this dashboard. Jobs come from `gputui submit`."
 

@@ -25,8 +25,8 @@ from gputui.dashboard.submit_check import WHOLE, JobSubmission, check_form, chec
 from gputui.jobs.form import JobForm
 from gputui.jobs.submission import is_batch_script
 from gputui.jobs.views import Preview
-from gputui.ui.jobs_table import time_text
 from gputui.ui.palette import PLAIN, Palette
+from gputui.ui.widgets.jobs_table import time_text
 
 #: field, label, placeholder, relative width; one tuple per row of the form
 ROWS: tuple[tuple[tuple[str, str, str, int], ...], ...] = (

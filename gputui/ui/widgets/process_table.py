@@ -7,10 +7,10 @@ from textual import events
 
 from gputui.core.model import GpuSnapshot
 from gputui.dashboard.occupancy import ProcessRow, process_rows
-from gputui.ui import cells
-from gputui.ui.cell_memo import CellMemo
 from gputui.ui.palette import PLAIN, Palette
-from gputui.ui.row_table import ColumnSpec, RowTable
+from gputui.ui.render.cell_memo import CellMemo
+from gputui.ui.render.row_table import ColumnSpec, RowTable
+from gputui.ui.widgets import cells
 
 _FIXED: list[ColumnSpec] = [
     ("pid", "PID", 9),

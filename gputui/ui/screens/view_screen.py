@@ -1,30 +1,37 @@
 """The frame every view shares: top bar with the view tabs, the view's body, the filter line,
 the replay's event log and bar (when replaying), and the key bar.
 
-Each view is a Textual screen of its own mode. The app keeps the state (snapshot, selected GPU,
-filter, history, jobs) and calls ``refresh_view`` on the view in front; a view brought back to
-the front pulls that state again, so hidden views cost nothing while the data changes.
+Each view is a Textual screen of its own mode, given the ``Shell`` it draws for (the app: attributes
+down). The dashboard state (snapshot, selected GPU, filter, history, jobs) lives in the model; the app calls
+``refresh_view`` on the view in front, and a view brought back to the front pulls that state again, so
+hidden views cost nothing while the data changes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widget import Widget
 
-from gputui.ui.bars import ClickBar, KeyBar, TopBar
-from gputui.ui.direct_lines import KeptLines
-from gputui.ui.event_log import EventLog
-from gputui.ui.filter_bar import FilterBar
 from gputui.ui.palette import Palette
-from gputui.ui.replay_bar import ReplayBar, ReplayStatus
-from gputui.ui.row_table import RowTable
+from gputui.ui.render.direct_lines import KeptLines
+from gputui.ui.render.row_table import RowTable
+from gputui.ui.widgets.bars import ClickBar, KeyBar, TopBar
+from gputui.ui.widgets.event_log import EventLog
+from gputui.ui.widgets.filter_bar import FilterBar
+from gputui.ui.widgets.replay_bar import ReplayBar, ReplayStatus
 
 if TYPE_CHECKING:
-    from gputui.ui.app import GputuiApp
+    from gputui.core.model import ClusterSnapshot
+    from gputui.dashboard.jobs import JobsController
+    from gputui.dashboard.replay import ReplayState
+    from gputui.dashboard.state import DashboardState
+    from gputui.sources.replay import ReplaySource
+    from gputui.ui.job_keys import JobKeys
+    from gputui.ui.widgets.bars import BarItem
 
 #: view name -> (key, tab title), in tab order
 VIEWS: dict[str, tuple[str, str]] = {
@@ -35,14 +42,38 @@ VIEWS: dict[str, tuple[str, str]] = {
 }
 
 
+class Shell(Protocol):
+    """What a view draws from and calls: the dashboard app, as the views see it."""
+
+    state: DashboardState
+    jobs: JobsController
+    job_keys: JobKeys
+    palette: Palette
+    shows_events: bool
+    replay: ReplaySource | None
+
+    @property
+    def snapshot(self) -> ClusterSnapshot | None: ...
+
+    def current_palette(self) -> Palette: ...
+
+    def key_items(self) -> list[BarItem]: ...
+
+    def view_items(self, current: str) -> list[BarItem]: ...
+
+    def replay_state(self) -> ReplayState | None: ...
+
+    def set_filter(self, text: str) -> None: ...
+
+
 class ViewScreen(KeptLines, Screen[None]):
     """A view; subclasses compose their body, draw it in ``refresh_view`` and name their sortable table."""
 
     VIEW: ClassVar[str] = "overview"
 
-    @property
-    def gputui(self) -> GputuiApp:
-        return cast("GputuiApp", self.app)
+    def __init__(self, shell: Shell) -> None:
+        super().__init__()
+        self.gputui = shell
 
     def compose(self) -> ComposeResult:
         yield TopBar(id="topbar")

@@ -17,12 +17,12 @@ from textual.widget import Widget
 
 from gputui.core.model import GpuSnapshot
 from gputui.dashboard.history import WINDOW_S, Sample
-from gputui.ui import cells
-from gputui.ui.graph import columns_of, render_graph, sparkline
 from gputui.ui.palette import PLAIN, Palette
-from gputui.ui.row_table import ColumnSpec, RowTable
-from gputui.ui.text_panel import TextPanel
-from gputui.ui.view_screen import ViewScreen
+from gputui.ui.render.row_table import ColumnSpec, RowTable
+from gputui.ui.render.text_panel import TextPanel
+from gputui.ui.screens.view_screen import ViewScreen
+from gputui.ui.widgets import cells
+from gputui.ui.widgets.graph import columns_of, render_graph, sparkline
 
 Metric = tuple[str, str, Callable[[Sample], float | None]]  # key, title, value of a sample
 METRICS: tuple[Metric, ...] = (

@@ -13,10 +13,10 @@ from gputui.core.model import ClusterSnapshot, GpuSnapshot, NodeSnapshot
 from gputui.dashboard.gpu_filter import GpuFilter
 from gputui.dashboard.gpu_index import gpu_rows
 from gputui.dashboard.occupancy import holder_summary
-from gputui.ui import cells
-from gputui.ui.cell_memo import LIMIT as MEMO_LIMIT
 from gputui.ui.palette import PLAIN, Palette
-from gputui.ui.row_table import ColumnSpec, Row, RowTable
+from gputui.ui.render.cell_memo import LIMIT as MEMO_LIMIT
+from gputui.ui.render.row_table import ColumnSpec, Row, RowTable
+from gputui.ui.widgets import cells
 
 WIDE_FROM = 120  # columns; below this the compact layout drops the name and mode columns
 _PADDING = 2  # one blank cell each side of a column

@@ -10,13 +10,13 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 
 from gputui.core.model import GpuSnapshot, NodeSnapshot
-from gputui.ui import cells
-from gputui.ui.direct_lines import KeptLines
-from gputui.ui.mig_view import MigLayout
-from gputui.ui.mps_view import MpsPanel
 from gputui.ui.palette import PLAIN, Palette
-from gputui.ui.process_table import ProcessTable
-from gputui.ui.text_panel import TextPanel
+from gputui.ui.render.direct_lines import KeptLines
+from gputui.ui.render.text_panel import TextPanel
+from gputui.ui.widgets import cells
+from gputui.ui.widgets.mig_view import MigLayout
+from gputui.ui.widgets.mps_view import MpsPanel
+from gputui.ui.widgets.process_table import ProcessTable
 
 
 def _part(label: str, value: Text | str, p: Palette) -> Text:

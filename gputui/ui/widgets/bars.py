@@ -16,9 +16,9 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
-from gputui.ui.cell_segments import cell_segments
-from gputui.ui.direct_lines import DirectLines
 from gputui.ui.palette import PLAIN, Palette
+from gputui.ui.render.cell_segments import cell_segments
+from gputui.ui.render.direct_lines import DirectLines
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,9 +23,9 @@ from textual.scroll_view import ScrollView
 from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 
-from gputui.ui.cell_segments import cell_segments
-from gputui.ui.direct_lines import DirectLines, KeptLines
-from gputui.ui.lean_strip import LeanStrip
+from gputui.ui.render.cell_segments import cell_segments
+from gputui.ui.render.direct_lines import DirectLines, KeptLines
+from gputui.ui.render.lean_strip import LeanStrip
 
 Row = tuple[str, object]  # key, the row's data (compared with ==; cells are built from it)
 ColumnSpec = tuple[str, str, int]  # key, label, width in cells

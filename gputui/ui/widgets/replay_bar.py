@@ -12,8 +12,8 @@ from textual.widgets import Input
 
 from gputui.dashboard.replay import ReplayState
 from gputui.dashboard.seek_time import HELP, format_time
-from gputui.ui.input_focus import FocusLending
 from gputui.ui.palette import PLAIN, Palette
+from gputui.ui.widgets.input_focus import FocusLending
 
 
 def _clock(seconds: float) -> str:

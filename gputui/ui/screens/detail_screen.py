@@ -6,11 +6,11 @@ from collections.abc import Iterable
 
 from textual.widget import Widget
 
-from gputui.ui.detail import DetailPane
 from gputui.ui.palette import Palette
-from gputui.ui.process_table import ProcessTable
-from gputui.ui.row_table import RowTable
-from gputui.ui.view_screen import ViewScreen
+from gputui.ui.render.row_table import RowTable
+from gputui.ui.screens.view_screen import ViewScreen
+from gputui.ui.widgets.detail import DetailPane
+from gputui.ui.widgets.process_table import ProcessTable
 
 
 class DetailScreen(ViewScreen):

@@ -9,7 +9,7 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from gputui.ui.input_focus import FocusLending
+from gputui.ui.widgets.input_focus import FocusLending
 
 PLACEHOLDER = "node, GPU, model, user or job; enter keeps it, escape clears it"
 

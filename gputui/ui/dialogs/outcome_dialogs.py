@@ -25,15 +25,15 @@ def say(app: App[Any], notice: Notice | None) -> None:
 async def ask(app: App[Any], question: Confirm | Choice | Prompt) -> Any:
     """Show the dialog for ``question`` and wait for its answer (in a worker): True/False, a key, a text or None."""
     if isinstance(question, Confirm):
-        from gputui.ui.confirm_dialog import ConfirmDialog
+        from gputui.ui.dialogs.confirm_dialog import ConfirmDialog
 
         dialog: Any = ConfirmDialog(question.title, pieces_text(question.body), yes=question.yes, no=question.no)
     elif isinstance(question, Choice):
-        from gputui.ui.choice_dialog import ChoiceDialog
+        from gputui.ui.dialogs.choice_dialog import ChoiceDialog
 
         dialog = ChoiceDialog(question.title, [(key, pieces_text(label)) for key, label in question.options])
     else:
-        from gputui.ui.prompt_dialog import PromptDialog
+        from gputui.ui.dialogs.prompt_dialog import PromptDialog
 
         dialog = PromptDialog(question.title, question.label, question.default, question.check)
     return await app.push_screen_wait(dialog)

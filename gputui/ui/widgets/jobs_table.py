@@ -16,7 +16,7 @@ from textual import events
 from gputui.jobs.describe import clock_text
 from gputui.jobs.records import CANCELLED, COMPLETED, FAILED, PENDING, RUNNING, JobRecord
 from gputui.ui.palette import PLAIN, Palette
-from gputui.ui.row_table import ColumnSpec, RowTable
+from gputui.ui.render.row_table import ColumnSpec, RowTable
 
 #: Which states each choice of the state filter shows, in the order the filter key cycles through them.
 STATE_FILTERS: dict[str, frozenset[str]] = {

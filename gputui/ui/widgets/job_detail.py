@@ -6,8 +6,8 @@ from rich.text import Text
 
 from gputui.jobs.describe import clock_text, limit_text
 from gputui.jobs.views import JobDetail
-from gputui.ui.jobs_table import state_style, time_text
 from gputui.ui.palette import PLAIN, Palette
+from gputui.ui.widgets.jobs_table import state_style, time_text
 
 LABEL_WIDTH = 11
 

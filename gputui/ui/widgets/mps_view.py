@@ -6,7 +6,7 @@ from rich.text import Text
 
 from gputui.core.model import GpuSnapshot
 from gputui.ui.palette import PLAIN, Palette
-from gputui.ui.text_panel import TextPanel
+from gputui.ui.render.text_panel import TextPanel
 
 
 def _field(label: str, value: object, p: Palette) -> Text:

@@ -23,10 +23,10 @@ from gputui.core.errors import GputuiError
 from gputui.dashboard.jobs import JobsController
 from gputui.jobs.records import PENDING, RUNNING, JobRecord
 from gputui.jobs.views import JobDetail
-from gputui.ui.job_detail import render_job_detail
-from gputui.ui.jobs_table import STATE_FILTERS, JobsTable, job_rows
 from gputui.ui.palette import PLAIN, Palette
-from gputui.ui.text_panel import TextPanel
+from gputui.ui.render.text_panel import TextPanel
+from gputui.ui.widgets.job_detail import render_job_detail
+from gputui.ui.widgets.jobs_table import STATE_FILTERS, JobsTable, job_rows
 
 #: how often (seconds) the detail of an active job is fetched again while nothing else about it changes
 DETAIL_REFRESH_S = 5.0

@@ -15,9 +15,9 @@ from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 
-from gputui.ui.cell_segments import cell_segments
-from gputui.ui.direct_lines import DirectLines
-from gputui.ui.lean_strip import LeanStrip
+from gputui.ui.render.cell_segments import cell_segments
+from gputui.ui.render.direct_lines import DirectLines
+from gputui.ui.render.lean_strip import LeanStrip
 
 
 class TextPanel(DirectLines, Widget):

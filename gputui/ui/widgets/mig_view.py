@@ -12,7 +12,7 @@ from textual.color import Color
 
 from gputui.core.model import GpuInstance, GpuSnapshot
 from gputui.ui.palette import PLAIN, Palette
-from gputui.ui.text_panel import TextPanel
+from gputui.ui.render.text_panel import TextPanel
 
 if TYPE_CHECKING:
     from gputui.core.mig_profiles import GpuModel
