@@ -18,7 +18,7 @@ from gputui.jobs.records import CANCELLED, RUNNING
 from gputui.jobs.service import JobService
 from gputui.jobs.sim_runner import SimRunner
 from gputui.jobs.store import JobStore
-from gputui.ui.app import GputuiApp, create_app
+from gputui.ui import GputuiApp, create_app
 from gputui.ui.dialogs.confirm_dialog import ConfirmDialog
 from gputui.ui.widgets.jobs_view import JobsView
 

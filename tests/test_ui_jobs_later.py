@@ -20,7 +20,7 @@ from gputui.jobs.records import RUNNING
 from gputui.jobs.service import JobService
 from gputui.jobs.store import JobStore
 from gputui.sources.replay import ReplaySource
-from gputui.ui.app import GputuiApp, create_app
+from gputui.ui import GputuiApp, create_app
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from gputui.cli.source_factory import open_source
-from gputui.ui.app import GputuiApp, create_app
+from gputui.ui import GputuiApp, create_app
 
 
 @pytest.fixture

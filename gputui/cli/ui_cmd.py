@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     opened = open_source(args.source)
     if isinstance(opened.source, ReplaySource) and not args.paused:
         opened.source.play()
-    from gputui.ui.app import create_app
+    from gputui.ui.factory import create_app
 
     service, note, opener = _jobs_for(args.source, opened.source)
     try:

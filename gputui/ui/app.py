@@ -1,4 +1,4 @@
-"""The gputui Textual app and ``create_app``, the one factory shared by the CLI and the tests.
+"""The gputui Textual app (``gputui.ui.factory.create_app`` builds it for the CLI and the tests).
 
 The app draws the dashboard model (gputui.dashboard): the feed polls the source on its thread and delivers
 each result; the one frame handler, ``on_fed``, applies it to the state and asks the view in front to draw
@@ -17,10 +17,8 @@ from typing import TYPE_CHECKING
 
 from textual.app import App
 from textual.binding import Binding
-from textual.screen import Screen
 from textual.theme import Theme
 
-from gputui.core.errors import GputuiError
 from gputui.core.model import ClusterSnapshot, Event
 from gputui.dashboard.actions import DEFAULT_ACTIONS, ActionRegistry, ActionSpec
 from gputui.dashboard.feed import Feed, HistoryRead, PollFailed
@@ -28,17 +26,18 @@ from gputui.dashboard.job_actions import JOB_ACTIONS
 from gputui.dashboard.jobs import JobsController
 from gputui.dashboard.mps import MpsController
 from gputui.dashboard.recording import RecordingController
-from gputui.dashboard.replay import ReplayController, ReplayMove, ReplayState
+from gputui.dashboard.replay import ReplayController, ReplayState
 from gputui.dashboard.state import DashboardState
 from gputui.resources import themes_dir
 from gputui.sources.base import Source
-from gputui.ui.dialogs.outcome_dialogs import say
 from gputui.ui.job_keys import JobKeys
 from gputui.ui.messages import Fed, JobsOpened
 from gputui.ui.mps_keys import MpsKeys
 from gputui.ui.palette import PLAIN, Palette
 from gputui.ui.record_keys import RecordingFailed, RecordKeys
 from gputui.ui.render.app_internals import bind_registry, every_screen, start_with_theme
+from gputui.ui.replay_keys import ReplayKeys
+from gputui.ui.screens.modes import VIEW_SCREENS
 from gputui.ui.screens.view_screen import VIEWS, ViewScreen
 from gputui.ui.themes import THEMES, next_theme, resolve_theme
 from gputui.ui.widgets.bars import BarItem
@@ -61,34 +60,6 @@ def _commands() -> type[Provider]:
     from gputui.ui.commands import ActionCommands  # the palette's module loads only when it opens
 
     return ActionCommands
-
-
-def _overview(shell: GputuiApp) -> Screen[None]:
-    from gputui.ui.screens.overview_screen import OverviewScreen
-
-    return OverviewScreen(shell)
-
-
-def _detail(shell: GputuiApp) -> Screen[None]:
-    from gputui.ui.screens.detail_screen import DetailScreen
-
-    return DetailScreen(shell)
-
-
-def _history(shell: GputuiApp) -> Screen[None]:
-    from gputui.ui.screens.history_screen import HistoryScreen
-
-    return HistoryScreen(shell)
-
-
-def _jobs(shell: GputuiApp) -> Screen[None]:
-    from gputui.ui.screens.jobs_screen import JobsScreen
-
-    return JobsScreen(shell)
-
-
-#: the views, each a mode built on first use (the overview first)
-_VIEW_SCREENS = {"overview": _overview, "detail": _detail, "history": _history, "jobs": _jobs}
 
 
 class GputuiApp(App[None]):
@@ -123,7 +94,7 @@ class GputuiApp(App[None]):
         for t in [*THEMES.values(), *self.user_themes]:
             self.register_theme(t)
         start_with_theme(self, theme_name)
-        for name, make in _VIEW_SCREENS.items():
+        for name, make in VIEW_SCREENS.items():
             self.add_mode(name, partial(make, self))
         self.source = source
         self.readonly = readonly
@@ -141,6 +112,7 @@ class GputuiApp(App[None]):
         self.replay = self.feed.replay
         self.state = DashboardState(source.description, self.replay)
         self.replay_controls = ReplayController(self.feed, self.state)
+        self.replay_keys = ReplayKeys(self, self.replay_controls, self.feed, self.jobs, self.apply_snapshot)
         self.job_keys = JobKeys(
             self,
             self.jobs,
@@ -370,37 +342,20 @@ class GputuiApp(App[None]):
     def replay_state(self) -> ReplayState | None:
         return self.replay_controls.replay_state()
 
-    def _show_move(self, move: ReplayMove | None) -> None:
-        """Show the frame a replay control went to; after a jump, read the history before it again."""
-        if move is None:
-            return
-        if self.jobs.service is not None:
-            # The poll thread draws the frame with the queue's jobs in it; drawing the raw frame here first
-            # would make them blink out for a moment.
-            self.feed.schedule(0)
-        else:
-            self.apply_snapshot(move.snapshot)
-            self.feed.schedule()
-        if move.refill:
-            self.run_worker(self._read_history, thread=True, exclusive=True, exit_on_error=False, group="history")
-
-    def _read_history(self) -> None:
-        self.post_message(Fed(self.feed.read_history()))
-
     def action_replay_toggle(self) -> None:
-        self._show_move(self.replay_controls.toggle())
+        self.replay_keys.show(self.replay_controls.toggle())
 
     def action_replay_step(self, frames: int) -> None:
-        self._show_move(self.replay_controls.step(frames))
+        self.replay_keys.show(self.replay_controls.step(frames))
 
     def action_replay_jump(self, seconds: float) -> None:
-        self._show_move(self.replay_controls.jump(seconds))
+        self.replay_keys.show(self.replay_controls.jump(seconds))
 
     def action_replay_faster(self) -> None:
-        self._show_move(self.replay_controls.faster())
+        self.replay_keys.show(self.replay_controls.faster())
 
     def action_replay_slower(self) -> None:
-        self._show_move(self.replay_controls.slower())
+        self.replay_keys.show(self.replay_controls.slower())
 
     def action_replay_seek(self) -> None:
         view = self.view_screen
@@ -409,9 +364,7 @@ class GputuiApp(App[None]):
                 bar.open_seek()
 
     def on_replay_bar_seek_requested(self, message: ReplayBar.SeekRequested) -> None:
-        move, notice = self.replay_controls.seek(message.text)
-        say(self, notice)
-        self._show_move(move)
+        self.replay_keys.seek(message.text)
 
     # -- app actions ---------------------------------------------------------------------------
     def action_view(self, name: str) -> None:
@@ -485,50 +438,4 @@ class GputuiApp(App[None]):
             view.refresh_view()
 
 
-def create_app(
-    source: Source,
-    *,
-    readonly: bool = False,
-    theme: str | None = None,
-    notice: str | None = None,
-    poll_interval: float = 1.0,
-    themes_path: os.PathLike[str] | str | None = None,
-    jobs_service: JobBackend | None = None,
-    jobs_note: str | None = None,
-    record: str | None = None,
-    jobs_opener: Callable[[], JobBackend] | None = None,
-) -> GputuiApp:
-    """Build the dashboard for ``source``; raises GputuiError (e.g. an unknown theme) before anything starts.
-
-    User themes are read from ``themes_path`` (default: $XDG_CONFIG_HOME/gputui/themes); a broken
-    file is reported when the app starts and skipped. ``jobs_opener`` opens
-    the job service after the first frame (instead of ``jobs_service``, open before); call the app's
-    ``close_jobs()`` after it has run.
-    """
-    from pathlib import Path
-
-    from gputui.ui.user_themes import load_user_themes
-
-    folder = None if themes_path is None else Path(themes_path)
-    themes, problems = load_user_themes(folder, taken=THEMES)
-    try:
-        return GputuiApp(
-            source,
-            readonly=readonly,
-            theme=theme,
-            notice=notice,
-            poll_interval=poll_interval,
-            user_themes=themes,
-            theme_problems=problems,
-            jobs_service=jobs_service,
-            jobs_note=jobs_note,
-            record=record,
-            jobs_opener=jobs_opener,
-        )
-    except GputuiError as e:
-        if problems:
-            raise GputuiError(f"{e} ({len(problems)} theme file(s) skipped: {problems[0]})") from None
-        raise
-
-
-__all__ = ["EXIT_AFTER_FIRST_FRAME", "GputuiApp", "create_app"]
+__all__ = ["DIALOG", "EXIT_AFTER_FIRST_FRAME", "GputuiApp"]
