@@ -46,6 +46,7 @@ class JobsController:
         self.opening: threading.Thread | None = None
         self._opened: JobBackend | None = None  # set by the opening thread, so that close finds it in any case
         self._error: str | None = None
+        self._relist = False  # a change was made: the next tick reads the job list again
 
     @property
     def attached(self) -> bool:
@@ -96,7 +97,12 @@ class JobsController:
     def tick(self, snapshot: ClusterSnapshot) -> JobsTick | None:
         """On the poll thread, with each snapshot; None without a service."""
         service = self.service
-        return None if service is None else tick_jobs(service, snapshot)
+        if service is None:
+            return None
+        # After a change the list is read again even if the store says nothing changed since the change's own
+        # read: a tick computed before the change may be drawn after it, and must not have the last word.
+        relist, self._relist = self._relist, False
+        return tick_jobs(service, snapshot, relist=relist)
 
     def tick_notice(self, tick: JobsTick) -> Notice | None:
         """A store problem, said once when it starts."""
@@ -119,6 +125,7 @@ class JobsController:
         service = self.service
         assert service is not None
         rec = call(service)
+        self._relist = True
         return JobChange(rec, list_jobs(service), service.now())
 
     def to_cancel(
