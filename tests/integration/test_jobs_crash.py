@@ -18,7 +18,7 @@ from gputui.jobs.procstat import is_alive, start_ticks
 from gputui.jobs.records import CANCELLED, COMPLETED, FAILED, PENDING, RUNNING, JobRecord
 from gputui.jobs.submission import build
 
-TESTS = Path(__file__).resolve().parent
+TESTS = Path(__file__).resolve().parents[1] / "support"
 
 # The owner: queues 100 jobs, runs one pass (four start), says so, and then hangs until it is killed.
 OWNER = """

@@ -11,7 +11,7 @@ import pytest
 from gputui.core.errors import SourceError
 from gputui.sources.nvsmi import load_nvsmi_log, sniff_nvsmi
 
-NVSMI = Path(__file__).resolve().parent.parent / "fixtures" / "nvidia-smi"
+NVSMI = Path(__file__).resolve().parents[2] / "fixtures" / "nvidia-smi"
 P100 = NVSMI / "netdata-tesla-p100.csv"
 # the columns of the netdata P100 capture, as `--query-gpu=` would have listed them
 P100_FIELDS = [

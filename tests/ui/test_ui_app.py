@@ -317,7 +317,7 @@ async def test_themes_switch_and_a_bad_name_is_a_clear_error() -> None:
         assert before != after and after == app.palette.lost
 
 
-DEMO = Path(__file__).resolve().parent.parent / "fixtures" / "demo" / "demo-cluster.gtrec"
+DEMO = Path(__file__).resolve().parents[2] / "fixtures" / "demo" / "demo-cluster.gtrec"
 
 
 @pytest.mark.skipif(not DEMO.exists(), reason="the demo recording is not built yet")

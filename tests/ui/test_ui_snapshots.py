@@ -2,7 +2,7 @@
 
 The replay stays paused on a fixed frame (three minutes in) and nothing on screen reads the wall
 clock (the top bar has no clock; times are the recording's), so the pictures are deterministic.
-Update them with ``pytest tests/test_ui_snapshots.py --snapshot-update`` and look at the result.
+Update them with ``pytest tests/ui/test_ui_snapshots.py --snapshot-update`` and look at the result.
 """
 
 from __future__ import annotations

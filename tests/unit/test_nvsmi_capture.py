@@ -12,7 +12,7 @@ from gputui.sources.nvsmi import load_nvsmi_log, sniff_nvsmi
 from gputui.sources.nvsmi.capture import mig_listing, read_sections
 from gputui.sources.nvsmi.mig import ListedMig
 
-NVSMI = Path(__file__).resolve().parent.parent / "fixtures" / "nvidia-smi"
+NVSMI = Path(__file__).resolve().parents[2] / "fixtures" / "nvidia-smi"
 MIG = NVSMI / "exporter-h100-mig-590.48.01.txt"
 H100 = NVSMI / "exporter-h100-80gb-hbm3-590.48.01.txt"
 L40S = NVSMI / "exporter-l40s-595.80.txt"

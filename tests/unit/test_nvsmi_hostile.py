@@ -11,7 +11,7 @@ import gputui.sources.nvsmi.xml_stream as xml_stream
 from gputui.core.errors import SourceError
 from gputui.sources.nvsmi import load_nvsmi_log, sniff_nvsmi
 
-ROOT = Path(__file__).resolve().parent.parent / "fixtures"
+ROOT = Path(__file__).resolve().parents[2] / "fixtures"
 NVSMI = ROOT / "nvidia-smi"
 HOSTILE = ROOT / "hostile"
 EXPECTED = "(expected `nvidia-smi -q -x` XML, `nvidia-smi -q` text or `--query-gpu` CSV)"

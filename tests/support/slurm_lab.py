@@ -1,6 +1,6 @@
 """A real Slurm 22.05 test cluster on one machine: munged, slurmctld and four slurmd, all on 127.0.0.1.
 
-Used by the live Slurm tests and by hand (``python tests/slurm_lab.py start|stop|env DIR``). Every daemon is
+Used by the live Slurm tests and by hand (``python tests/support/slurm_lab.py start|stop|env DIR``). Every daemon is
 stopped by the PID it wrote, never by name, so several labs can run side by side.
 """
 
@@ -457,7 +457,7 @@ class SlurmLab:
 
 def _main(argv: Sequence[str], env: Mapping[str, str] = os.environ) -> int:
     if len(argv) != 2 or argv[0] not in {"start", "stop", "env"}:
-        print("usage: python tests/slurm_lab.py start|stop|env DIR", file=sys.stderr)
+        print("usage: python tests/support/slurm_lab.py start|stop|env DIR", file=sys.stderr)
         return 2
     action, root = argv
     lab = SlurmLab(Path(root))

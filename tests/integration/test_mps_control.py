@@ -20,7 +20,7 @@ from gputui.mps.status import GpuMode, collect_status, render_status
 from gputui.procfs.mps_detect import MpsScanner
 from gputui.sources.nvml_fake import FakeNvml
 
-FAKES = REPO / "tests" / "fakes"
+FAKES = REPO / "tests" / "support" / "fakes"
 
 
 @pytest.fixture

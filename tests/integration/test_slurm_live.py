@@ -1,4 +1,4 @@
-"""Tests against a real Slurm 22.05 lab (tests/slurm_lab.py): the lab itself, then gputui's Slurm adapter on it.
+"""Tests against a real Slurm 22.05 lab (tests/support/slurm_lab.py): the lab itself, then gputui's Slurm adapter on it.
 
 Skipped where Slurm is not installed; in CI (CI=true) a lab that cannot start fails the run.
 """

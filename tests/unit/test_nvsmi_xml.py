@@ -14,7 +14,7 @@ from gputui.core.model import MpsClient, MpsDaemon, ProcessInfo
 from gputui.core.serialize import snapshot_from_json, snapshot_to_json
 from gputui.sources.nvsmi import load_nvsmi_log
 
-NVSMI = Path(__file__).resolve().parent.parent / "fixtures" / "nvidia-smi"
+NVSMI = Path(__file__).resolve().parents[2] / "fixtures" / "nvidia-smi"
 
 
 def utc(*args: int) -> float:
