@@ -3,8 +3,7 @@ requeue and priority changes; another user's job is refused with the service's o
 
 from __future__ import annotations
 
-import pytest
-from jobs_helpers import BOB, T0, machine, sim_service
+from jobs_helpers import BOB, T0, machine
 from list_source import ListSource
 from textual.widgets import Button, Input, OptionList
 from ui_jobs_app import SIZE, JobsTestApp, poll, settle
@@ -15,14 +14,6 @@ from gputui.ui.dialogs.confirm_dialog import ConfirmDialog
 from gputui.ui.dialogs.prompt_dialog import PromptDialog
 from gputui.ui.widgets.jobs_table import JobsTable
 from gputui.ui.widgets.jobs_view import JobsView
-
-
-@pytest.fixture
-def svc(tmp_path):  # type: ignore[no-untyped-def]
-    s = sim_service(tmp_path)
-    s.tick(machine(T0))
-    yield s
-    s.close()
 
 
 def app_for(svc) -> JobsTestApp:  # type: ignore[no-untyped-def]

@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from jobs_helpers import T0, machine, sim_service
+from jobs_helpers import T0, machine
 from list_source import ListSource
 from textual.widgets import Input
 from ui_jobs_app import SIZE, JobsTestApp, poll, settle
@@ -20,14 +20,6 @@ from gputui.dashboard.session_recording import SessionRecording
 from gputui.sources.recording import RecordingReader
 from gputui.ui.dialogs.prompt_dialog import PromptDialog
 from gputui.ui.record_keys import RecordBadge
-
-
-@pytest.fixture
-def svc(tmp_path):  # type: ignore[no-untyped-def]
-    s = sim_service(tmp_path)
-    s.tick(machine(T0))
-    yield s
-    s.close()
 
 
 def read(path: Path) -> RecordingReader:

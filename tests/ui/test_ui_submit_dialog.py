@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-from jobs_helpers import T0, machine, sim_service
+from jobs_helpers import T0, machine
 from list_source import ListSource
 from textual.widgets import Input, Static
 from ui_jobs_app import SIZE, JobsTestApp, poll, settle
@@ -17,14 +16,6 @@ from gputui.jobs.records import PENDING, RUNNING
 from gputui.ui.dialogs.submit_dialog import SubmitDialog
 from gputui.ui.widgets.jobs_table import JobsTable
 from gputui.ui.widgets.jobs_view import JobsView
-
-
-@pytest.fixture
-def svc(tmp_path):  # type: ignore[no-untyped-def]
-    s = sim_service(tmp_path)
-    s.tick(machine(T0))
-    yield s
-    s.close()
 
 
 def app_for(svc) -> JobsTestApp:  # type: ignore[no-untyped-def]
