@@ -1,14 +1,9 @@
-"""The gputui Textual app (``gputui.ui.factory.create_app`` builds it for the CLI and the tests).
-
-The app draws the dashboard model (gputui.dashboard): the feed polls the source on its thread and delivers
-each result; the one frame handler, ``on_fed``, applies it to the state and asks the view in front to draw
-it. Keys become calls of the model's controllers. Views are Textual modes (overview, detail, history, jobs)
-built on first use.
-"""
+"""The gputui Textual app, the shell that draws the dashboard model (gputui.dashboard): the feed polls the
+source on its thread, the one frame handler ``on_fed`` applies each result to the state and asks the view in
+front to draw it, keys become controller calls. Views are Textual modes, built on first use."""
 
 from __future__ import annotations
 
-import gc
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -16,7 +11,6 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from textual.app import App
-from textual.binding import Binding
 from textual.theme import Theme
 
 from gputui.core.model import ClusterSnapshot, Event
@@ -31,11 +25,18 @@ from gputui.dashboard.state import DashboardState
 from gputui.resources import themes_dir
 from gputui.sources.base import Source
 from gputui.ui.job_keys import JobKeys
+from gputui.ui.keymap import KeyMap
 from gputui.ui.messages import Fed, JobsOpened
 from gputui.ui.mps_keys import MpsKeys
 from gputui.ui.palette import PLAIN, Palette
 from gputui.ui.record_keys import RecordingFailed, RecordKeys
-from gputui.ui.render.app_internals import bind_registry, every_screen, start_with_theme
+from gputui.ui.render.app_internals import (
+    bind_registry,
+    every_screen,
+    quiet_driver_class,
+    settle_heap,
+    start_with_theme,
+)
 from gputui.ui.replay_keys import ReplayKeys
 from gputui.ui.screens.modes import VIEW_SCREENS
 from gputui.ui.screens.view_screen import VIEWS, ViewScreen
@@ -138,10 +139,11 @@ class GputuiApp(App[None]):
             ActionSpec(f"set_theme('{t.name}')", f"Theme: {t.name}", "View", help=f"Use your theme {t.name}")
             for t in self.user_themes
         )
-        self._input_openers = {spec.name for spec in self.registry if spec.opens_input}
+        self.keymap = KeyMap(
+            self.registry, readonly=readonly, replay=self.replay is not None, key_display=self.get_key_display
+        )
         bind_registry(self, self.registry)
         self.shows_events = self.replay is not None or self.jobs.service is not None or self.jobs.opener is not None
-        self.last_apply_seconds = 0.0
         self.palette: Palette = PLAIN
         self._palette_theme: str | None = None
 
@@ -149,20 +151,15 @@ class GputuiApp(App[None]):
         """Textual's driver for this platform; on Linux one whose input thread sleeps until input comes (Textual's
         own wakes ten times a second, a fifth of the dashboard's idle CPU). Falls back to Textual's driver if a
         Textual release moved the internals it builds on."""
-        stock = super().get_driver_class()
-        try:
-            from gputui.ui.render.quiet_driver import quiet_driver
-        except ImportError:
-            return stock
-        return quiet_driver(stock)
+        return quiet_driver_class(super().get_driver_class())
 
     # -- actions registry ----------------------------------------------------------------------
     def available_actions(self) -> list[ActionSpec]:
-        return self.registry.available(readonly=self.readonly, replay=self.replay is not None)
+        return self.keymap.available()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        allowed = self.registry.allows_name(action, readonly=self.readonly, replay=self.replay is not None)
-        if allowed and action in self._input_openers and not self._may_open_input():
+        allowed = self.keymap.allows(action)
+        if allowed and action in self.keymap.input_openers and not self._may_open_input():
             return False  # the key is text for the box that has the focus, or a dialog is open
         return True if allowed is None else allowed
 
@@ -172,18 +169,11 @@ class GputuiApp(App[None]):
         return isinstance(self.screen, ViewScreen) and not isinstance(self.focused, Input)
 
     def key_items(self) -> list[BarItem]:
-        """The key bar: the registry's footer actions available now."""
-        return [
-            BarItem(spec.key_display or self.get_key_display(Binding(spec.keys[0], "")), spec.title, spec.action)
-            for spec in self.available_actions()
-            if spec.footer and spec.keys
-        ]
+        return self.keymap.key_items()
 
     def view_items(self, current: str) -> list[BarItem]:
-        """The top bar's view tabs, the one shown marked."""
-        return [BarItem(key, title, f"view('{name}')", name == current) for name, (key, title) in VIEWS.items()]
+        return self.keymap.view_items(current)
 
-    # -- start ---------------------------------------------------------------------------------
     def current_palette(self) -> Palette:
         """The cell colours of the current theme (worked out once per theme)."""
         if self._palette_theme != self.theme:
@@ -212,13 +202,8 @@ class GputuiApp(App[None]):
         if os.environ.get(EXIT_AFTER_FIRST_FRAME) == "1":
             self.exit(message=f"gputui: first complete frame at monotonic {time.monotonic():.6f}")
             return
-        # What exists now (modules, styles, widgets) lives as long as the app: moving it out of the
-        # collector's sight makes each later collection scan only new objects, not the whole heap.
         if not self.is_headless:
-            gc.freeze()
-            # Each refresh makes thousands of short-lived objects that reference counting frees; collecting
-            # young objects every 700 allocations (the default) spends more time than it recovers.
-            gc.set_threshold(20_000, 20, 20)
+            settle_heap()
 
     def _on_theme_changed(self, theme: Theme) -> None:
         self.current_palette()
@@ -241,10 +226,6 @@ class GputuiApp(App[None]):
         if view is not None and view.is_mounted:
             view.refresh_view()
             view.sync_replay()
-
-    @property
-    def snapshot(self) -> ClusterSnapshot | None:
-        return self.state.snapshot
 
     async def wait_for_polls(self) -> None:
         """Return once no poll is running or due now (for tests and benchmarks: never blocks the UI)."""
@@ -275,7 +256,6 @@ class GputuiApp(App[None]):
 
     def apply_snapshot(self, snap: ClusterSnapshot) -> None:
         """Take a snapshot and draw it in the view in front; this is the only place the frame changes."""
-        started = time.perf_counter()
         subtitle_changed = self.state.apply(snap)
         view = self.view_screen
         if view is not None:
@@ -283,7 +263,6 @@ class GputuiApp(App[None]):
             view.sync_replay()
             if subtitle_changed:
                 view.refresh_bars()
-        self.last_apply_seconds = time.perf_counter() - started
 
     # -- jobs, recording, MPS ---------------------------------------------------------------------
     def request_poll(self) -> None:
@@ -358,10 +337,8 @@ class GputuiApp(App[None]):
         self.replay_keys.show(self.replay_controls.slower())
 
     def action_replay_seek(self) -> None:
-        view = self.view_screen
-        if self.replay is not None and view is not None:
-            for bar in view.query(ReplayBar):  # none while the view is still being built
-                bar.open_seek()
+        if self.replay is not None and (view := self.view_screen) is not None:
+            view.open_seek()
 
     def on_replay_bar_seek_requested(self, message: ReplayBar.SeekRequested) -> None:
         self.replay_keys.seek(message.text)
@@ -382,21 +359,13 @@ class GputuiApp(App[None]):
         if view is not None:
             view.open_filter()
 
-    def _table(self):  # type: ignore[no-untyped-def]
-        view = self.view_screen
-        return view.main_table() if view is not None else None
-
     def action_sort(self) -> None:
-        table = self._table()
-        if table is not None:
-            column = table.cycle_sort()
-            label = next((lbl for key, lbl, _ in table.columns if key == column), None)
-            self.notify(f"sorted by {label}" if label else "original order", timeout=2)
+        if (view := self.view_screen) is not None and (said := view.sort_next()) is not None:
+            self.notify(said, timeout=2)
 
     def action_sort_reverse(self) -> None:
-        table = self._table()
-        if table is not None and table.sort_column is not None:
-            table.sort_by(table.sort_column, reverse=not table.sort_reverse)
+        if (view := self.view_screen) is not None:
+            view.sort_reverse()
 
     def action_gpu(self, delta: int) -> None:
         """Select the next (or previous) GPU in the order of the overview as filtered and sorted."""
@@ -407,22 +376,14 @@ class GputuiApp(App[None]):
         self.refresh_view()
 
     def _gpu_order(self) -> list[str]:
-        view = self.view_screen
-        if view is not None and view.VIEW in ("overview", "history"):
-            table = view.main_table()
-            if table is not None and table.row_count:
-                return table.row_order
-        return [key for key, _, _ in self.state.visible_gpus()]
+        order = self.view_screen.gpu_order() if self.view_screen is not None else None
+        return order if order is not None else [key for key, _, _ in self.state.visible_gpus()]
 
     def action_help(self) -> None:
         from gputui.ui.screens.help_screen import HelpScreen
 
-        if isinstance(self.screen, HelpScreen):
-            return
-        display = {k: self.get_key_display(Binding(k, "")) for s in self.available_actions() for k in s.keys}
-        groups = self.registry.groups(readonly=self.readonly, replay=self.replay is not None)
-        note = "Read-only: actions that change something are hidden." if self.readonly else ""
-        self.push_screen(HelpScreen(groups, display, note))
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(self.keymap.help_screen())
 
     def action_cycle_theme(self) -> None:
         self.theme = next_theme(self.theme, self.theme_names)
@@ -431,11 +392,8 @@ class GputuiApp(App[None]):
         self.theme = resolve_theme(name, self.theme_names)
 
     def action_toggle_detail(self) -> None:
-        view = self.view_screen
-        if view is not None and view.VIEW == "overview":
-            detail = view.query_one("#detail")
-            detail.display = not detail.display
-            view.refresh_view()
+        if (view := self.view_screen) is not None:
+            view.toggle_detail()
 
 
 __all__ = ["DIALOG", "EXIT_AFTER_FIRST_FRAME", "GputuiApp"]

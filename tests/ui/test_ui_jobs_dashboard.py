@@ -78,7 +78,7 @@ async def test_a_job_from_another_shell_runs_shows_and_cancels_in_the_paused_das
         # The replay stays paused, yet the queue is looked at each interval: the job starts and shows.
         await until(pilot, lambda: any(r.id == job.id and r.state == RUNNING for r in app.state.jobs_records))
         assert app.feed.poll_count > polls and not app.replay.playing
-        held = job_pids(app.snapshot, job.id)
+        held = job_pids(app.state.snapshot, job.id)
         assert len(held) == 1
         assert app.state.jobs_by_gpu.get(held[0]) == f"job {job.id} from-shell"
         app.set_filter("from-shell")  # what `/` does: only the GPU this job holds is listed
@@ -97,7 +97,7 @@ async def test_a_job_from_another_shell_runs_shows_and_cancels_in_the_paused_das
         position = app.replay.position
         await pilot.press("right")
         await until(pilot, lambda: app.replay.position == position + 1 and drawn and drawn[-1].timestamp > 0)
-        await until(pilot, lambda: app.snapshot is not None and app.snapshot.timestamp == app.replay.time)
+        await until(pilot, lambda: app.state.snapshot is not None and app.state.snapshot.timestamp == app.replay.time)
         assert drawn and all(job_pids(s, job.id) == held for s in drawn)
 
         # Cancel it from the jobs view through the confirmation (focus starts on No).
@@ -111,5 +111,5 @@ async def test_a_job_from_another_shell_runs_shows_and_cancels_in_the_paused_das
         assert app.focused is app.screen.query_one("#confirm-no", Button)
         await pilot.press("tab", "enter")
         await until(pilot, lambda: any(r.id == job.id and r.state == CANCELLED for r in app.state.jobs_records))
-        await until(pilot, lambda: not job_pids(app.snapshot, job.id))
+        await until(pilot, lambda: not job_pids(app.state.snapshot, job.id))
         assert held[0] not in app.state.jobs_by_gpu

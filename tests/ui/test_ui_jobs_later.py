@@ -39,7 +39,7 @@ async def test_the_service_opens_after_the_first_frame_and_then_runs_jobs(demo, 
     drawn_before: list[ClusterSnapshot | None] = []
 
     def opener() -> JobBackend:
-        drawn_before.append(app.snapshot)
+        drawn_before.append(app.state.snapshot)
         return open_service("demo", demo, root=state, user=ALICE)
 
     app = app_with(demo, opener, tmp_path)

@@ -1,14 +1,16 @@
 """The App's reach into Textual internals: the start-up theme without a CSS re-parse, key bindings from the
-action registry, and every screen of every mode. Benchmark before you edit (see this package's note)."""
+action registry, every screen of every mode, the quiet driver. Benchmark before you edit (this package's note)."""
 
 from __future__ import annotations
 
 import contextlib
+import gc
 from collections.abc import Iterator
 from typing import Any
 
 from textual.app import App
 from textual.binding import Binding
+from textual.driver import Driver
 from textual.screen import Screen
 
 from gputui.dashboard.actions import ActionRegistry
@@ -55,3 +57,22 @@ def every_screen(app: App[Any]) -> Iterator[Screen[Any]]:
     """The screens of every mode's stack, the hidden modes' too."""
     for stack in app._screen_stacks.values():
         yield from stack
+
+
+def quiet_driver_class(stock: type[Driver]) -> type[Driver]:
+    """On Linux a driver whose input thread sleeps until input comes (see quiet_driver); Textual's own driver
+    where a Textual release moved the internals it builds on."""
+    try:
+        from gputui.ui.render.quiet_driver import quiet_driver
+    except ImportError:
+        return stock
+    return quiet_driver(stock)
+
+
+def settle_heap() -> None:
+    """After the first frame on a terminal: what exists now (modules, styles, widgets) lives as long as the app,
+    so moving it out of the collector's sight makes each later collection scan only new objects, not the whole
+    heap; and each refresh makes thousands of short-lived objects that reference counting frees, so collecting
+    young objects every 700 allocations (the default) spends more time than it recovers."""
+    gc.freeze()
+    gc.set_threshold(20_000, 20, 20)

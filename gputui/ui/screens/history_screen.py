@@ -232,6 +232,10 @@ class HistoryScreen(ViewScreen):
         yield HistoryTable(id="history-table")
         yield GraphPanel(id="graphs")
 
+    def gpu_order(self) -> list[str] | None:
+        table = self.main_table()
+        return table.row_order if table.row_count else None
+
     def main_table(self) -> RowTable:
         return self.query_one(HistoryTable)
 
@@ -244,7 +248,7 @@ class HistoryScreen(ViewScreen):
         table = self.query_one(HistoryTable)
         table.series = app.state.history.series
         end = app.state.history.latest or 0.0
-        if app.snapshot is not None:
+        if app.state.snapshot is not None:
             table.show([(k, n.name, g) for k, n, g in app.state.visible_gpus()], end)
         if app.state.selected_key is not None and app.state.selected_key != table.cursor_key:
             table.select_key(app.state.selected_key)

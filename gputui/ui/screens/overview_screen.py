@@ -25,6 +25,15 @@ class OverviewScreen(ViewScreen):
         yield self._table
         yield self._pane
 
+    def gpu_order(self) -> list[str] | None:
+        table = self.main_table()
+        return table.row_order if table.row_count else None
+
+    def toggle_detail(self) -> None:
+        detail = self.query_one("#detail")
+        detail.display = not detail.display
+        self.refresh_view()
+
     def main_table(self) -> RowTable:
         return self._table
 
@@ -38,8 +47,8 @@ class OverviewScreen(ViewScreen):
         if table.gpu_filter.text != app.state.filter_text or table.jobs_by_gpu is not app.state.jobs_by_gpu:
             table.jobs_by_gpu = app.state.jobs_by_gpu
             table.gpu_filter = app.state.gpu_filter()
-        if app.snapshot is not None:
-            table.show(app.snapshot)
+        if app.state.snapshot is not None:
+            table.show(app.state.snapshot)
         if app.state.selected_key is not None and app.state.selected_key != table.cursor_key:
             table.select_key(app.state.selected_key)
         self._show_detail()

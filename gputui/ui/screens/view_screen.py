@@ -25,7 +25,6 @@ from gputui.ui.widgets.filter_bar import FilterBar
 from gputui.ui.widgets.replay_bar import ReplayBar, ReplayStatus
 
 if TYPE_CHECKING:
-    from gputui.core.model import ClusterSnapshot
     from gputui.dashboard.jobs import JobsController
     from gputui.dashboard.replay import ReplayState
     from gputui.dashboard.state import DashboardState
@@ -51,9 +50,6 @@ class Shell(Protocol):
     palette: Palette
     shows_events: bool
     replay: ReplaySource | None
-
-    @property
-    def snapshot(self) -> ClusterSnapshot | None: ...
 
     def current_palette(self) -> Palette: ...
 
@@ -149,6 +145,32 @@ class ViewScreen(KeptLines, Screen[None]):
     def on_filter_bar_changed(self, message: FilterBar.Changed) -> None:
         message.stop()
         self.gputui.set_filter(message.text)
+
+    # -- what the app's view actions do here ------------------------------------------------------
+    def sort_next(self) -> str | None:
+        """Sort the main table by its next column; what to tell the user (None: no table here)."""
+        table = self.main_table()
+        if table is None:
+            return None
+        column = table.cycle_sort()
+        label = next((lbl for key, lbl, _ in table.columns if key == column), None)
+        return f"sorted by {label}" if label else "original order"
+
+    def sort_reverse(self) -> None:
+        table = self.main_table()
+        if table is not None and table.sort_column is not None:
+            table.sort_by(table.sort_column, reverse=not table.sort_reverse)
+
+    def gpu_order(self) -> list[str] | None:
+        """The GPUs in the order this view lists them (filtered and sorted), or None if it lists none."""
+        return None
+
+    def toggle_detail(self) -> None:
+        """Show or hide the view's detail pane (the overview has one)."""
+
+    def open_seek(self) -> None:
+        for bar in self.query(ReplayBar):  # none while the view is still being built
+            bar.open_seek()
 
     def open_filter(self) -> None:
         for bar in self.query(FilterBar):  # none while the view is still being built
