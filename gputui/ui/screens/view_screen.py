@@ -76,7 +76,7 @@ class ViewScreen(KeptLines, Screen[None]):
         yield from self.compose_body()
         yield FilterBar(id="filter")
         if self.gputui.shows_events:
-            yield EventLog(id="events")
+            yield EventLog(replay=self.gputui.replay is not None, id="events")
         if self.gputui.replay is not None:
             yield ReplayBar(id="replay")
         yield KeyBar(id="keys")

@@ -42,8 +42,10 @@ def render_event(e: Event, p: Palette = PLAIN) -> Text:
 class EventLog(RichLog):
     """The most recent entries of the feed, newest at the bottom."""
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, replay: bool = False, id: str | None = None) -> None:
+        """``replay``: the events are a recording's (the empty log says so)."""
         super().__init__(id=id, max_lines=FEED_LIMIT, wrap=False, markup=False, auto_scroll=True)
+        self.replay = replay
         self.palette: Palette = PLAIN
         self.shown: list[Event] = []
         self._seen = 0
@@ -62,10 +64,8 @@ class EventLog(RichLog):
     def set_palette(self, palette: Palette) -> None:
         self.palette = palette
         if self._seen == 0:
-            # The app's source never changes, so asking it here (at mount and on a new theme) is enough.
-            replay = getattr(self.app, "replay", None) is not None
             self.clear()
-            self.write(Text(placeholder(replay), style=palette.muted))
+            self.write(Text(placeholder(self.replay), style=palette.muted))
             self._placeholder = True
 
     def sync(self, feed: EventFeed) -> None:
