@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual.message import Message
-
-from gputui.core.errors import GputuiError
 
 if TYPE_CHECKING:
     from gputui.dashboard.feed import FeedResult
@@ -29,13 +26,3 @@ class JobsOpened(Message):
         super().__init__()
         self.service = service
         self.note = note
-
-
-class JobCallDone(Message):
-    """A job-service call made in a thread worker finished; ``then`` runs on the event loop with its outcome."""
-
-    def __init__(self, then: Callable[[Any, GputuiError | None], None], result: Any, error: GputuiError | None) -> None:
-        super().__init__()
-        self.then = then
-        self.result = result
-        self.error = error
