@@ -80,5 +80,6 @@ class JobsScreen(ViewScreen):
             app.job_keys.show_jobs()
             return
         p = getattr(self, "_palette", PLAIN)
-        self.query_one(QueueTable).show()
-        self.query_one("#jobs-note", TextPanel).show_text(Text(NO_QUEUE, style=p.muted))
+        for table in self.query(QueueTable):  # none while the body is still being mounted
+            table.show()
+            self.query_one("#jobs-note", TextPanel).show_text(Text(NO_QUEUE, style=p.muted))
