@@ -61,7 +61,7 @@ def _size(text: str) -> tuple[int, int]:
 
 def queue_a_job(source: str, state: Path) -> str:
     """Submit a job to ``source``'s queue in the state directory ``state`` and let it start; returns its state."""
-    from gputui.jobs.session import open_session
+    from gputui.cli.job_session import open_session
 
     os.environ["GPUTUI_STATE_DIR"] = str(state)
     session = open_session(source)

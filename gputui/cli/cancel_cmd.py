@@ -23,9 +23,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from gputui.cli.job_session import open_session
     from gputui.core.errors import GputuiError
     from gputui.jobs.service import JobService
-    from gputui.jobs.session import open_session
 
     session = open_session(args.source)
     failed = 0

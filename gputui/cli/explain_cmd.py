@@ -15,7 +15,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gputui.jobs.session import open_session
+    from gputui.cli.job_session import open_session
 
     session = open_session(args.source)
     try:

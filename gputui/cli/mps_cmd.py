@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from gputui.mps.detect import DEFAULT_LOG_DIR, DEFAULT_PIPE_DIR
+from gputui.procfs.mps_detect import DEFAULT_LOG_DIR, DEFAULT_PIPE_DIR
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

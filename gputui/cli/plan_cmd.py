@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
             raise GputuiError(f"--synthetic: {e}") from None
         now = 0.0
     else:
-        from gputui.sources.factory import open_source, snapshot_at
+        from gputui.cli.source_factory import open_source, snapshot_at
 
         opened = open_source(args.source)
         try:

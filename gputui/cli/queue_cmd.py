@@ -111,7 +111,7 @@ def watch(
 
 
 def run(args: argparse.Namespace) -> int:
-    from gputui.jobs.session import open_session
+    from gputui.cli.job_session import open_session
 
     session = open_session(args.source)
     try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from gputui.sources.factory import SOURCE_HELP
+from gputui.cli.source_factory import SOURCE_HELP
 
 DEFAULT_INTERVAL = 2.0
 
@@ -45,10 +45,10 @@ def _seconds(text: str | None, option: str) -> float | None:
 
 def run(args: argparse.Namespace) -> int:
     from gputui import __version__
+    from gputui.cli.source_factory import open_source
     from gputui.core.errors import NvmlUnavailable
     from gputui.record_loop import StopSignal, record
     from gputui.recorder import Recorder
-    from gputui.sources.factory import open_source
     from gputui.sources.replay import ReplaySource
 
     interval = _seconds(args.interval, "--interval")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from gputui.cli.source_factory import SOURCE_HELP
 from gputui.core.timefmt import TIME_HELP
-from gputui.sources.factory import SOURCE_HELP
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -19,7 +19,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def run(args: argparse.Namespace) -> int:
-    from gputui.sources.factory import open_source, snapshot_at
+    from gputui.cli.source_factory import open_source, snapshot_at
 
     opened = open_source(args.source)
     try:

@@ -57,9 +57,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from gputui.cli.job_session import open_session
     from gputui.jobs.errors import JobError
     from gputui.jobs.service import JobService
-    from gputui.jobs.session import open_session
     from gputui.jobs.submission import split_sbatch
 
     words: list[str] = args.words

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
-from gputui.sources.factory import SOURCE_HELP
+from gputui.cli.source_factory import SOURCE_HELP
 
 if TYPE_CHECKING:
     from gputui.jobs.backend import JobBackend
@@ -28,14 +28,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def run(args: argparse.Namespace) -> int:
+    from gputui.cli.source_factory import open_source
     from gputui.core.errors import GputuiError
-    from gputui.sources.factory import open_source
     from gputui.sources.replay import ReplaySource
 
     if args.interval <= 0:
         raise GputuiError(f"--interval {args.interval:g}: must be more than 0 seconds")
     if args.record is not None:
-        from gputui.ui.record_controls import check_record_path
+        from gputui.dashboard.recording import check_record_path
 
         problem = check_record_path(args.record)
         if problem is not None:
@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     opened = open_source(args.source)
     if isinstance(opened.source, ReplaySource) and not args.paused:
         opened.source.play()
-    from gputui.ui.app import create_app
+    from gputui.ui.factory import create_app
 
     service, note, opener = _jobs_for(args.source, opened.source)
     try:
@@ -90,6 +90,6 @@ def _jobs_for(source_arg: str | None, source: Source) -> tuple[JobBackend | None
 
 
 def _open_service(source_arg: str | None, source: Source, events_after: int | None = None) -> JobBackend:
-    from gputui.jobs.session import open_service
+    from gputui.cli.job_session import open_service
 
     return open_service(source_arg, source, events_after=events_after)

@@ -1,5 +1,5 @@
-"""MPS (Multi-Process Service): find control daemons and servers, start / stop / query them, read their logs.
+"""MPS (Multi-Process Service): start / stop / query control daemons, read their logs, derive their events.
 
-Modules are imported directly (gputui.mps.control, .detect, .status, ...); this package imports nothing,
-so that the NVML source can use detection without pulling in the rest.
+Modules are imported directly (gputui.mps.control, .status, ...); this package imports nothing. Finding the
+daemons among local processes is /proc reading and lives in gputui.procfs.mps_detect, below the sources.
 """

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from gputui.core.errors import GputuiError
-from gputui.mps.detect import CONTROL, DEFAULT_LOG_DIR, DEFAULT_PIPE_DIR, PID_FILE
+from gputui.procfs.mps_detect import CONTROL, DEFAULT_LOG_DIR, DEFAULT_PIPE_DIR, PID_FILE
 
 _GPU_TOKEN = re.compile(r"^(\d+|GPU-[0-9a-fA-F-]+|MIG-[0-9a-zA-Z/-]+)$")
 MISSING = f"{CONTROL} not found on PATH (it comes with the NVIDIA driver's CUDA/compute utilities)"

@@ -9,8 +9,8 @@ from typing import Any
 
 from gputui.core.errors import NvmlUnavailable
 from gputui.mps.control import MpsDirs, daemon_pid, find_control, server_list
-from gputui.mps.detect import DEFAULT_LOG_DIR, MpsControlProc, MpsScanner, MpsServerProc
 from gputui.mps.logs import LogTail, log_tails
+from gputui.procfs.mps_detect import DEFAULT_LOG_DIR, MpsControlProc, MpsScanner, MpsServerProc
 
 MODE_HINT = (
     "read only; MPS is usually run with Exclusive_Process, which root sets with `nvidia-smi -c EXCLUSIVE_PROCESS`"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from gputui.core.index_ranges import index_range
 from gputui.core.mig_profiles import normalise_profile_name
 from gputui.slurm.errors import SlurmError
 
@@ -65,13 +66,12 @@ def parse_indices(text: str, what: str = "IDX") -> tuple[int, ...]:
         return ()
     out: list[int] = []
     for part in t.split(","):
-        m = re.fullmatch(r"(\d+)(?:-(\d+))?", part.strip())
-        if not m:
+        indices = index_range(part, 4096)
+        if indices is None:
             raise SlurmError(f"GRES {what} list {text!r}: cannot read {part!r}")
-        lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))
-        if hi < lo or hi - lo > 4096:
+        if not indices:
             raise SlurmError(f"GRES {what} list {text!r}: bad range {part!r}")
-        out.extend(range(lo, hi + 1))
+        out.extend(indices)
     return tuple(out)
 
 

@@ -3,7 +3,7 @@
 Every NVML call goes through :class:`~gputui.sources.nvml_calls.NvmlCalls`: what a GPU cannot answer is
 N/A, and a GPU that NVML reports lost is marked ``lost`` (keeping its identity) while the other GPUs keep
 updating; it is asked again on the next poll and comes back when it answers. MPS daemons are found in
-/proc, user and command of each process too, and the node's CPUs and host memory (see host_resources.py).
+/proc, user and command of each process too, and the node's CPUs and host memory (see procfs/host_resources.py).
 """
 
 from __future__ import annotations
@@ -19,13 +19,13 @@ from typing import Any
 
 from gputui.core.errors import NvmlUnavailable
 from gputui.core.model import ClusterSnapshot, GpuSnapshot, NodeSnapshot
-from gputui.mps.attach import mps_for_gpu
-from gputui.mps.detect import MpsScan, MpsScanner
-from gputui.sources.host_resources import HostResources, usable_cpus
+from gputui.procfs.host_resources import HostResources, usable_cpus
+from gputui.procfs.mps_detect import MpsScan, MpsScanner
+from gputui.procfs.proc_info import ProcInfo, user_name
+from gputui.sources.mps_attach import mps_for_gpu
 from gputui.sources.nvml_calls import GpuLost, NvmlCalls, text
 from gputui.sources.nvml_mig import MigReader
 from gputui.sources.nvml_procs import read_processes
-from gputui.sources.proc_info import ProcInfo, user_name
 
 log = logging.getLogger("gputui.nvml")
 

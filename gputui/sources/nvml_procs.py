@@ -12,8 +12,8 @@ from types import SimpleNamespace
 from typing import Any
 
 from gputui.core.model import MpsClient, ProcessInfo
+from gputui.procfs.proc_info import ProcInfo
 from gputui.sources.nvml_calls import NvmlCalls
-from gputui.sources.proc_info import ProcInfo
 
 MIB = 1 << 20
 NO_ID = 0xFFFFFFFF  # NVML's "not in a MIG instance"

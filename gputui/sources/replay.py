@@ -121,11 +121,6 @@ class ReplaySource:
         self._reanchor()
         return self.current()
 
-    def seek_frame(self, i: int) -> ClusterSnapshot:
-        self.position = min(max(i, 0), self.frame_count - 1)
-        self._reanchor()
-        return self.current()
-
     def jump(self, seconds: float) -> ClusterSnapshot:
         return self.seek(self.time + seconds)
 

@@ -1,46 +1,48 @@
-"""The gputui Textual app and ``create_app``, the one factory shared by the CLI and the tests.
-
-The app owns every state change: a thread worker polls the source and posts the snapshot, the
-handler keeps it (with the GPU history, the jobs and the events) and asks the view in front to
-draw it. Views are Textual modes (overview, detail, history, jobs) built on first use.
-"""
+"""The gputui Textual app, the shell that draws the dashboard model (gputui.dashboard): the feed polls the
+source on its thread, the one frame handler ``on_fed`` applies each result to the state and asks the view in
+front to draw it, keys become controller calls. Views are Textual modes, built on first use."""
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import os
-import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, ClassVar
+from functools import partial
+from typing import TYPE_CHECKING
 
 from textual.app import App
-from textual.binding import Binding
-from textual.screen import Screen
 from textual.theme import Theme
 
-from gputui.core.errors import GputuiError
-from gputui.core.model import ClusterSnapshot, Event, GpuSnapshot, NodeSnapshot
+from gputui.core.model import ClusterSnapshot, Event
+from gputui.dashboard.actions import DEFAULT_ACTIONS, ActionRegistry, ActionSpec
+from gputui.dashboard.feed import Feed, HistoryRead, PollFailed
+from gputui.dashboard.job_actions import JOB_ACTIONS
+from gputui.dashboard.jobs import JobsController
+from gputui.dashboard.mps import MpsController
+from gputui.dashboard.recording import RecordingController
+from gputui.dashboard.replay import ReplayController, ReplayState
+from gputui.dashboard.state import DashboardState
 from gputui.resources import themes_dir
 from gputui.sources.base import Source
-from gputui.sources.replay import ReplaySource
-from gputui.ui.actions import DEFAULT_ACTIONS, ActionRegistry, ActionSpec
-from gputui.ui.bars import BarItem
-from gputui.ui.event_log import EventFeed
-from gputui.ui.gpu_filter import GpuFilter
-from gputui.ui.history import History
-from gputui.ui.job_actions import JOB_ACTIONS
-from gputui.ui.job_controls import JobControls
-from gputui.ui.jobs import JobsProvider, JobSummary, jobs_by_gpu
-from gputui.ui.mps_controls import MpsControls
-from gputui.ui.overview import gpu_rows
+from gputui.ui.job_keys import JobKeys
+from gputui.ui.keymap import KeyMap
+from gputui.ui.messages import Fed, JobsOpened
+from gputui.ui.mps_keys import MpsKeys
 from gputui.ui.palette import PLAIN, Palette
-from gputui.ui.polling import Polling
-from gputui.ui.record_controls import RecordControls
-from gputui.ui.replay_control import ReplayControls
+from gputui.ui.record_keys import RecordingFailed, RecordKeys
+from gputui.ui.render.app_internals import (
+    bind_registry,
+    every_screen,
+    quiet_driver_class,
+    settle_heap,
+    start_with_theme,
+)
+from gputui.ui.replay_keys import ReplayKeys
+from gputui.ui.screens.modes import VIEW_SCREENS
+from gputui.ui.screens.view_screen import VIEWS, ViewScreen
 from gputui.ui.themes import THEMES, next_theme, resolve_theme
-from gputui.ui.view_screen import VIEWS, ViewScreen
+from gputui.ui.widgets.bars import BarItem
+from gputui.ui.widgets.replay_bar import ReplayBar
 
 if TYPE_CHECKING:
     from textual.command import Provider
@@ -51,6 +53,8 @@ if TYPE_CHECKING:
 #: Benchmark hook: with this environment variable set to 1 the app exits right after its first
 #: complete frame, printing the monotonic time of that frame (see ``python -m gputui.bench ui_startup``).
 EXIT_AFTER_FIRST_FRAME = "GPUTUI_EXIT_AFTER_FIRST_FRAME"
+#: The worker group of actions that wait for a dialog's answer (tests wait for every other worker).
+DIALOG = "dialog"
 
 
 def _commands() -> type[Provider]:
@@ -59,37 +63,12 @@ def _commands() -> type[Provider]:
     return ActionCommands
 
 
-def _overview() -> Screen[None]:
-    from gputui.ui.overview_screen import OverviewScreen
-
-    return OverviewScreen()
-
-
-def _detail() -> Screen[None]:
-    from gputui.ui.detail_screen import DetailScreen
-
-    return DetailScreen()
-
-
-def _history() -> Screen[None]:
-    from gputui.ui.history_screen import HistoryScreen
-
-    return HistoryScreen()
-
-
-def _jobs() -> Screen[None]:
-    from gputui.ui.jobs_screen import JobsScreen
-
-    return JobsScreen()
-
-
-class GputuiApp(JobControls, RecordControls, MpsControls, Polling, ReplayControls, App[None]):
+class GputuiApp(App[None]):
     """The dashboard: overview, GPU detail, history and jobs views, plus the replay bar for recordings."""
 
     CSS_PATH = [str(themes_dir() / "app.tcss"), str(themes_dir() / "jobs.tcss")]
     TITLE = "gputui"
     COMMANDS = App.COMMANDS | {_commands}
-    MODES: ClassVar = {"overview": _overview, "detail": _detail, "history": _history, "jobs": _jobs}
     DEFAULT_MODE = "overview"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
 
@@ -102,7 +81,6 @@ class GputuiApp(JobControls, RecordControls, MpsControls, Polling, ReplayControl
         notice: str | None = None,
         poll_interval: float = 1.0,
         actions: ActionRegistry | None = None,
-        jobs: JobsProvider | None = None,
         user_themes: list[Theme] | None = None,
         theme_problems: list[str] | None = None,
         jobs_service: JobBackend | None = None,
@@ -116,96 +94,72 @@ class GputuiApp(JobControls, RecordControls, MpsControls, Polling, ReplayControl
         super().__init__()
         for t in [*THEMES.values(), *self.user_themes]:
             self.register_theme(t)
-        self._start_with_theme(theme_name)
+        start_with_theme(self, theme_name)
+        for name, make in VIEW_SCREENS.items():
+            self.add_mode(name, partial(make, self))
         self.source = source
-        self.replay: ReplaySource | None = source if isinstance(source, ReplaySource) else None
         self.readonly = readonly
         self.notices = [n for n in [notice, *(theme_problems or [])] if n]
-        self.poll_interval = max(0.05, poll_interval)
-        self.jobs_service = jobs_service
-        self.jobs_note = jobs_note
-        self.jobs_opener = None if jobs_service is not None else jobs_opener
         self.record_path = record
+        # The model (gputui.dashboard) and the parts of the shell that turn keys into its controllers' calls.
+        self.jobs = JobsController(jobs_service, jobs_note, jobs_opener)
+        self.feed = Feed(
+            source,
+            lambda result: self.post_message(Fed(result)),
+            poll_interval=poll_interval,
+            tick=self.jobs.tick,
+            has_queue=lambda: self.jobs.service is not None,
+        )
+        self.replay = self.feed.replay
+        self.state = DashboardState(source.description, self.replay)
+        self.replay_controls = ReplayController(self.feed, self.state)
+        self.replay_keys = ReplayKeys(self, self.replay_controls, self.feed, self.jobs, self.apply_snapshot)
+        self.job_keys = JobKeys(
+            self,
+            self.jobs,
+            self.state,
+            palette=self.current_palette,
+            highlighted=self.state.highlighted_gpu,
+            request_poll=self.request_poll,
+            show_events=self.show_job_events,
+        )
+        self.record_keys = RecordKeys(
+            self,
+            RecordingController(source.description, replay=self.replay is not None),
+            palette=self.current_palette,
+            on_screen=lambda: self.state.snapshot,
+        )
+        self.mps_keys = MpsKeys(
+            self,
+            MpsController(replay=self.replay is not None),
+            highlighted=self.state.highlighted_gpu,
+            request_poll=self.request_poll,
+        )
         self.registry = (actions or DEFAULT_ACTIONS.extended(JOB_ACTIONS)).extended(
             ActionSpec(f"set_theme('{t.name}')", f"Theme: {t.name}", "View", help=f"Use your theme {t.name}")
             for t in self.user_themes
         )
-        self._input_openers = {spec.name for spec in self.registry if spec.opens_input}
-        self._bind_registry()
-        self.jobs_provider = jobs
-        self.shows_events = (
-            self.replay is not None or jobs is not None or jobs_service is not None or jobs_opener is not None
-        )  # recorded events, or job events
-        self.source_lock = threading.Lock()  # the poll thread and replay controls share the source
-        self.generation = 0
-        self.poll_count = 0
-        self.last_apply_seconds = 0.0
-        # The state every view draws from.
-        self.snapshot: ClusterSnapshot | None = None
-        self.gpus: dict[str, tuple[NodeSnapshot, GpuSnapshot]] = {}
-        self.selected_key: str | None = None
-        self.filter_text = ""
-        self.history = History()
-        self.jobs: list[JobSummary] = []
-        self.jobs_by_gpu: dict[str, str] = {}
-        self.event_feed = EventFeed()
+        self.keymap = KeyMap(
+            self.registry, readonly=readonly, replay=self.replay is not None, key_display=self.get_key_display
+        )
+        bind_registry(self, self.registry)
+        self.shows_events = self.replay is not None or self.jobs.service is not None or self.jobs.opener is not None
         self.palette: Palette = PLAIN
         self._palette_theme: str | None = None
-        self.subtitle = source.description
-        self._last_time: float | None = None
-
-    def _start_with_theme(self, name: str) -> None:
-        """Make ``name`` the theme before the app runs, as Textual's theme watcher would, without its refresh: that
-        parses all CSS again twice (once for the change, once more for the first screen), about 40 ms of start-up,
-        where the stylesheet can simply start with this theme's variables. Textual's own way is the fallback."""
-        previous = self.theme
-        try:
-            self.set_reactive(App.theme, name)
-            dark = self.current_theme.dark
-            self.update_classes({f"-theme-{name}": True, "-dark-mode": dark, "-light-mode": not dark}, update=False)
-            self._refresh_truecolor_filter(self.ansi_theme)
-            self.stylesheet.set_variables(self.get_css_variables())
-        except AttributeError:  # a Textual release without these internals
-            with contextlib.suppress(AttributeError):
-                self.set_reactive(App.theme, previous)  # so that setting the theme below is a change
-            self.theme = name
 
     def get_driver_class(self) -> type[Driver]:
         """Textual's driver for this platform; on Linux one whose input thread sleeps until input comes (Textual's
         own wakes ten times a second, a fifth of the dashboard's idle CPU). Falls back to Textual's driver if a
         Textual release moved the internals it builds on."""
-        stock = super().get_driver_class()
-        try:
-            from gputui.ui.quiet_driver import quiet_driver
-        except ImportError:
-            return stock
-        return quiet_driver(stock)
+        return quiet_driver_class(super().get_driver_class())
 
     # -- actions registry ----------------------------------------------------------------------
-    def _bind_registry(self) -> None:
-        existing = self._bindings.key_to_bindings
-        for spec in self.registry:
-            for i, key in enumerate(spec.keys):
-                if any(b.action == spec.action for b in existing.get(key, ())):
-                    continue  # Textual binds it already (ctrl+p)
-                existing.setdefault(key, []).append(
-                    Binding(
-                        key,
-                        spec.action,
-                        spec.title,
-                        show=False,  # the key bar draws the registry itself
-                        key_display=spec.key_display if i == 0 else None,
-                        priority=spec.opens_input,
-                        id=f"gputui.{spec.name}",
-                    )
-                )
-
     def available_actions(self) -> list[ActionSpec]:
-        return self.registry.available(readonly=self.readonly, replay=self.replay is not None)
+        return self.keymap.available()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        allowed = self.registry.allows_name(action, readonly=self.readonly, replay=self.replay is not None)
-        if allowed and action in self._input_openers and not self._may_open_input():
+        allowed = self.keymap.allows(action)
+        if allowed and action in self.keymap.input_openers and not self._may_open_input():
             return False  # the key is text for the box that has the focus, or a dialog is open
         return True if allowed is None else allowed
 
@@ -215,18 +169,11 @@ class GputuiApp(JobControls, RecordControls, MpsControls, Polling, ReplayControl
         return isinstance(self.screen, ViewScreen) and not isinstance(self.focused, Input)
 
     def key_items(self) -> list[BarItem]:
-        """The key bar: the registry's footer actions available now."""
-        return [
-            BarItem(spec.key_display or self.get_key_display(Binding(spec.keys[0], "")), spec.title, spec.action)
-            for spec in self.available_actions()
-            if spec.footer and spec.keys
-        ]
+        return self.keymap.key_items()
 
     def view_items(self, current: str) -> list[BarItem]:
-        """The top bar's view tabs, the one shown marked."""
-        return [BarItem(key, title, f"view('{name}')", name == current) for name, (key, title) in VIEWS.items()]
+        return self.keymap.view_items(current)
 
-    # -- start ---------------------------------------------------------------------------------
     def current_palette(self) -> Palette:
         """The cell colours of the current theme (worked out once per theme)."""
         if self._palette_theme != self.theme:
@@ -240,12 +187,12 @@ class GputuiApp(JobControls, RecordControls, MpsControls, Polling, ReplayControl
         for notice in self.notices:
             self.notify(notice, title="gputui", severity="warning" if "theme file" in notice else "information")
         if self.record_path is not None:
-            self.start_recording(self.record_path)
-        self._start_poll()
+            self.record_keys.start(self.record_path)
+        self.feed.start()
 
     def on_unmount(self) -> None:
-        self._stop_poll()
-        self.close_recording_now()  # the file always gets its index
+        self.feed.stop()
+        self.record_keys.controller.close_now()  # the file always gets its index
 
     def action_toggle_jobs(self) -> None:
         self.action_view("jobs" if self.current_mode != "jobs" else "overview")
@@ -255,20 +202,14 @@ class GputuiApp(JobControls, RecordControls, MpsControls, Polling, ReplayControl
         if os.environ.get(EXIT_AFTER_FIRST_FRAME) == "1":
             self.exit(message=f"gputui: first complete frame at monotonic {time.monotonic():.6f}")
             return
-        # What exists now (modules, styles, widgets) lives as long as the app: moving it out of the
-        # collector's sight makes each later collection scan only new objects, not the whole heap.
         if not self.is_headless:
-            gc.freeze()
-            # Each refresh makes thousands of short-lived objects that reference counting frees; collecting
-            # young objects every 700 allocations (the default) spends more time than it recovers.
-            gc.set_threshold(20_000, 20, 20)
+            settle_heap()
 
     def _on_theme_changed(self, theme: Theme) -> None:
         self.current_palette()
-        for stack in self._screen_stacks.values():
-            for screen in stack:
-                if isinstance(screen, ViewScreen) and screen.is_mounted:
-                    screen.apply_palette()
+        for screen in every_screen(self):
+            if isinstance(screen, ViewScreen) and screen.is_mounted:
+                screen.apply_palette()
         self.refresh_view()
 
     # -- the state the views draw ----------------------------------------------------------------
@@ -286,76 +227,121 @@ class GputuiApp(JobControls, RecordControls, MpsControls, Polling, ReplayControl
             view.refresh_view()
             view.sync_replay()
 
-    def selected_gpu(self) -> tuple[NodeSnapshot | None, GpuSnapshot | None]:
-        hit = self.gpus.get(self.selected_key) if self.selected_key is not None else None
-        return hit if hit is not None else (None, None)
+    async def wait_for_polls(self) -> None:
+        """Return once no poll is running or due now (for tests and benchmarks: never blocks the UI)."""
+        await self.feed.wait_for_polls()
 
-    def gpu_filter(self) -> GpuFilter:
-        jobs = {key: [label] for key, label in self.jobs_by_gpu.items()}
-        return GpuFilter(self.filter_text, jobs)
+    def on_fed(self, message: Fed) -> None:
+        """The one frame handler: a poll's frame (with the queue's tick), a failed poll, or a replay's history."""
+        result = message.result
+        if isinstance(result, PollFailed):
+            self.notify(result.error, severity="error", timeout=8)
+            self.open_jobs_later()  # normally after the first frame, which a failing source may never give
+        elif isinstance(result, HistoryRead):
+            if result.generation == self.feed.generation:
+                self.state.history.replace(result.rings, result.latest)
+                self.refresh_view()
+            return
+        else:
+            self.feed.poll_count += 1
+            tick = result.tick
+            if tick is not None:
+                self.job_keys.apply_tick(tick)
+            if result.generation == self.feed.generation:
+                self.apply_snapshot(result.snapshot)
+                self.record_keys.record(result.snapshot, tick.events if tick is not None else ())
+                if self.feed.poll_count == 1:
+                    self.call_after_refresh(self.first_frame_drawn)
+        self.feed.schedule()
 
     def apply_snapshot(self, snap: ClusterSnapshot) -> None:
-        """Take a snapshot and draw it in the view in front; this is the only place the data changes."""
-        started = time.perf_counter()
-        self.snapshot = snap
-        rows = gpu_rows(snap)
-        self.gpus = {key: (n, g) for key, n, g in rows}
-        if self.selected_key not in self.gpus:
-            self.selected_key = rows[0][0] if rows and self.selected_key is None else self.selected_key
-        self.history.add(snap)
-        if self.replay is not None:
-            self._feed_events(self._last_time, snap.timestamp)
-        self._last_time = snap.timestamp
-        nodes = len(snap.nodes)
-        subtitle = f"{self.source.description} · {snap.gpu_count} GPUs on {nodes} node{'s' if nodes != 1 else ''}"
+        """Take a snapshot and draw it in the view in front; this is the only place the frame changes."""
+        subtitle_changed = self.state.apply(snap)
         view = self.view_screen
         if view is not None:
             view.refresh_view()
             view.sync_replay()
-            if subtitle != self.subtitle:
-                self.subtitle = subtitle
+            if subtitle_changed:
                 view.refresh_bars()
-        self.last_apply_seconds = time.perf_counter() - started
 
-    def _feed_events(self, previous: float | None, now: float) -> None:
-        assert self.replay is not None
-        if previous is None:
-            self.event_feed.add(self.replay.events_until(now))
-        elif now > previous:
-            self.event_feed.add(self.replay.events_between(previous, now))
-        elif now < previous:
-            self.event_feed.mark(f"↶ back to {time.strftime('%H:%M:%S', time.gmtime(now))}")
-
-    # -- hooks for controls mixed into the app (jobs, MPS daemons) -------------------------------
-    def highlighted_gpu(self) -> tuple[NodeSnapshot, GpuSnapshot] | None:
-        """The GPU the user has selected (the overview's cursor, the detail view's GPU)."""
-        return self.gpus.get(self.selected_key) if self.selected_key is not None else None
-
+    # -- jobs, recording, MPS ---------------------------------------------------------------------
     def request_poll(self) -> None:
-        """Poll as soon as possible, also while a replay is paused."""
-        self.schedule_poll(0)
+        """Poll (and so tick the queue) as soon as possible, also while a replay is paused."""
+        self.feed.schedule(0)
 
     def show_job_events(self, events: Sequence[Event]) -> None:
         """Write events (a job started, ended) to the event log of every view."""
-        self.event_feed.add(list(events))
+        self.state.add_events(events)
         view = self.view_screen
         if view is not None and view.is_mounted:
             view.sync_replay()
 
-    def set_jobs(self, jobs: list[JobSummary]) -> None:
-        if jobs != self.jobs:
-            self.jobs = jobs
-            self.jobs_by_gpu = jobs_by_gpu(jobs)
+    def open_jobs_later(self) -> None:
+        """Open the job service (if it opens after the first frame) in a thread; it polls once it is open."""
+        self.jobs.open_later(lambda service, note: self.post_message(JobsOpened(service, note)))
+
+    def on_jobs_opened(self, message: JobsOpened) -> None:
+        self.job_keys.opened(message.service, message.note)
+
+    def close_jobs(self, timeout: float = 3.0) -> None:
+        """After the app has run: close the job service (waiting for one still opening)."""
+        self.jobs.close(timeout)
+
+    def action_submit_job(self) -> None:
+        self.run_worker(self.job_keys.submit(), group=DIALOG)
+
+    def action_cancel_job(self) -> None:
+        self.run_worker(self.job_keys.cancel(), group=DIALOG)
+
+    def action_requeue_job(self) -> None:
+        self.run_worker(self.job_keys.requeue(), group=DIALOG)
+
+    def action_job_priority(self) -> None:
+        self.run_worker(self.job_keys.priority(), group=DIALOG)
+
+    def action_toggle_record(self) -> None:
+        self.run_worker(self.record_keys.toggle(), group=DIALOG)
+
+    def on_recording_failed(self, message: RecordingFailed) -> None:
+        self.record_keys.failed(message)
+
+    def action_mps_toggle(self) -> None:
+        self.run_worker(self.mps_keys.toggle(), group=DIALOG)
 
     def set_filter(self, text: str) -> None:
         """Show only the GPUs (and jobs) matching ``text``; '' shows everything again."""
-        if text == self.filter_text:
+        if not self.state.set_filter(text):
             return
-        self.filter_text = text
         view = self.view_screen
         if view is not None:
             view.show_filter(text)
         self.refresh_view()
+
+    # -- the replay ------------------------------------------------------------------------------
+    def replay_state(self) -> ReplayState | None:
+        return self.replay_controls.replay_state()
+
+    def action_replay_toggle(self) -> None:
+        self.replay_keys.show(self.replay_controls.toggle())
+
+    def action_replay_step(self, frames: int) -> None:
+        self.replay_keys.show(self.replay_controls.step(frames))
+
+    def action_replay_jump(self, seconds: float) -> None:
+        self.replay_keys.show(self.replay_controls.jump(seconds))
+
+    def action_replay_faster(self) -> None:
+        self.replay_keys.show(self.replay_controls.faster())
+
+    def action_replay_slower(self) -> None:
+        self.replay_keys.show(self.replay_controls.slower())
+
+    def action_replay_seek(self) -> None:
+        if self.replay is not None and (view := self.view_screen) is not None:
+            view.open_seek()
+
+    def on_replay_bar_seek_requested(self, message: ReplayBar.SeekRequested) -> None:
+        self.replay_keys.seek(message.text)
 
     # -- app actions ---------------------------------------------------------------------------
     def action_view(self, name: str) -> None:
@@ -363,7 +349,7 @@ class GputuiApp(JobControls, RecordControls, MpsControls, Polling, ReplayControl
             self.switch_mode(name)
 
     def action_clear_or_back(self) -> None:
-        if self.filter_text:
+        if self.state.filter_text:
             self.set_filter("")
         elif self.current_mode != "overview":
             self.switch_mode("overview")
@@ -373,50 +359,31 @@ class GputuiApp(JobControls, RecordControls, MpsControls, Polling, ReplayControl
         if view is not None:
             view.open_filter()
 
-    def _table(self):  # type: ignore[no-untyped-def]
-        view = self.view_screen
-        return view.main_table() if view is not None else None
-
     def action_sort(self) -> None:
-        table = self._table()
-        if table is not None:
-            column = table.cycle_sort()
-            label = next((lbl for key, lbl, _ in table.columns if key == column), None)
-            self.notify(f"sorted by {label}" if label else "original order", timeout=2)
+        if (view := self.view_screen) is not None and (said := view.sort_next()) is not None:
+            self.notify(said, timeout=2)
 
     def action_sort_reverse(self) -> None:
-        table = self._table()
-        if table is not None and table.sort_column is not None:
-            table.sort_by(table.sort_column, reverse=not table.sort_reverse)
+        if (view := self.view_screen) is not None:
+            view.sort_reverse()
 
     def action_gpu(self, delta: int) -> None:
         """Select the next (or previous) GPU in the order of the overview as filtered and sorted."""
         order = self._gpu_order()
         if not order:
             return
-        i = order.index(self.selected_key) if self.selected_key in order else -1
-        self.selected_key = order[(i + delta) % len(order)]
+        self.state.step_selection(order, delta)
         self.refresh_view()
 
     def _gpu_order(self) -> list[str]:
-        for stack in self._screen_stacks.values():
-            for screen in stack:
-                if screen.is_mounted and getattr(screen, "VIEW", None) in ("overview", "history"):
-                    table = screen.main_table()  # type: ignore[attr-defined]
-                    if table is not None and table.row_count and screen is self.view_screen:
-                        return table.row_order
-        wanted = self.gpu_filter()
-        return [k for k, (n, g) in self.gpus.items() if not wanted or wanted.matches(n.name, g)]
+        order = self.view_screen.gpu_order() if self.view_screen is not None else None
+        return order if order is not None else [key for key, _, _ in self.state.visible_gpus()]
 
     def action_help(self) -> None:
-        from gputui.ui.help_screen import HelpScreen
+        from gputui.ui.screens.help_screen import HelpScreen
 
-        if isinstance(self.screen, HelpScreen):
-            return
-        display = {k: self.get_key_display(Binding(k, "")) for s in self.available_actions() for k in s.keys}
-        groups = self.registry.groups(readonly=self.readonly, replay=self.replay is not None)
-        note = "Read-only: actions that change something are hidden." if self.readonly else ""
-        self.push_screen(HelpScreen(groups, display, note))
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(self.keymap.help_screen())
 
     def action_cycle_theme(self) -> None:
         self.theme = next_theme(self.theme, self.theme_names)
@@ -425,59 +392,8 @@ class GputuiApp(JobControls, RecordControls, MpsControls, Polling, ReplayControl
         self.theme = resolve_theme(name, self.theme_names)
 
     def action_toggle_detail(self) -> None:
-        view = self.view_screen
-        if view is not None and view.VIEW == "overview":
-            detail = view.query_one("#detail")
-            detail.display = not detail.display
-            view.refresh_view()
+        if (view := self.view_screen) is not None:
+            view.toggle_detail()
 
 
-def create_app(
-    source: Source,
-    *,
-    readonly: bool = False,
-    theme: str | None = None,
-    notice: str | None = None,
-    poll_interval: float = 1.0,
-    jobs: JobsProvider | None = None,
-    themes_path: os.PathLike[str] | str | None = None,
-    jobs_service: JobBackend | None = None,
-    jobs_note: str | None = None,
-    record: str | None = None,
-    jobs_opener: Callable[[], JobBackend] | None = None,
-) -> GputuiApp:
-    """Build the dashboard for ``source``; raises GputuiError (e.g. an unknown theme) before anything starts.
-
-    User themes are read from ``themes_path`` (default: $XDG_CONFIG_HOME/gputui/themes); a broken
-    file is reported when the app starts and skipped. ``jobs`` fills the jobs view. ``jobs_opener`` opens
-    the job service after the first frame (instead of ``jobs_service``, open before); call the app's
-    ``close_jobs()`` after it has run.
-    """
-    from pathlib import Path
-
-    from gputui.ui.user_themes import load_user_themes
-
-    folder = None if themes_path is None else Path(themes_path)
-    themes, problems = load_user_themes(folder, taken=THEMES)
-    try:
-        return GputuiApp(
-            source,
-            readonly=readonly,
-            theme=theme,
-            notice=notice,
-            poll_interval=poll_interval,
-            jobs=jobs,
-            user_themes=themes,
-            theme_problems=problems,
-            jobs_service=jobs_service,
-            jobs_note=jobs_note,
-            record=record,
-            jobs_opener=jobs_opener,
-        )
-    except GputuiError as e:
-        if problems:
-            raise GputuiError(f"{e} ({len(problems)} theme file(s) skipped: {problems[0]})") from None
-        raise
-
-
-__all__ = ["EXIT_AFTER_FIRST_FRAME", "GputuiApp", "create_app"]
+__all__ = ["DIALOG", "EXIT_AFTER_FIRST_FRAME", "GputuiApp"]

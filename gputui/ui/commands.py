@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING, cast
+from typing import Protocol, runtime_checkable
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-if TYPE_CHECKING:
-    from gputui.ui.app import GputuiApp
+from gputui.dashboard.actions import ActionSpec
+
+
+@runtime_checkable
+class HasActions(Protocol):
+    def available_actions(self) -> list[ActionSpec]: ...
 
 
 _NOT_IN_PALETTE = {"command_palette", "focus_next"}  # meaningless from inside the palette
@@ -18,7 +22,9 @@ class ActionCommands(Provider):
     """Lists the registry's available actions (readonly and replay filters applied)."""
 
     def _entries(self) -> list[tuple[str, str, str]]:
-        app = cast("GputuiApp", self.app)
+        app = self.app
+        if not isinstance(app, HasActions):
+            return []
         return [
             (f"{s.group}: {s.title}", s.action, s.help)
             for s in app.available_actions()

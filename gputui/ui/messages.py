@@ -1,59 +1,22 @@
-"""Messages from the worker threads (polling, history refill) to the app."""
+"""Messages from the worker threads (the feed, the job service) to the app."""
 
 from __future__ import annotations
 
-from collections import deque
 from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-from gputui.core.model import ClusterSnapshot
-
 if TYPE_CHECKING:
+    from gputui.dashboard.feed import FeedResult
     from gputui.jobs.backend import JobBackend
-    from gputui.ui.history import Sample
-    from gputui.ui.job_ticks import JobsTick
-    from gputui.ui.jobs import JobSummary
 
 
-class SnapshotPolled(Message):
-    """A poll finished; ``generation`` lets the app drop results older than a replay control.
+class Fed(Message):
+    """The feed's poll thread delivered a result: a frame, a failed poll, or a replay's history read again."""
 
-    ``jobs`` is the jobs provider's list taken in the same poll (None without a provider, or
-    when the provider failed: the last list is then kept).
-    """
-
-    def __init__(
-        self,
-        snapshot: ClusterSnapshot,
-        generation: int,
-        jobs: list[JobSummary] | None = None,
-        tick: JobsTick | None = None,
-    ) -> None:
+    def __init__(self, result: FeedResult) -> None:
         super().__init__()
-        self.snapshot = snapshot
-        self.generation = generation
-        self.jobs = jobs
-        self.tick = tick  # the job service's pass on this snapshot (``snapshot`` then has its jobs drawn in)
-
-
-class PollFailed(Message):
-    """A poll raised a user-level error (source gone, file damaged): shown, and polling goes on."""
-
-    def __init__(self, error: str, generation: int) -> None:
-        super().__init__()
-        self.error = error
-        self.generation = generation
-
-
-class HistoryFilled(Message):
-    """The minutes before a replay's new position, read from the recording after a jump or a seek."""
-
-    def __init__(self, rings: dict[str, deque[Sample]], latest: float | None, generation: int) -> None:
-        super().__init__()
-        self.rings = rings
-        self.latest = latest
-        self.generation = generation
+        self.result = result
 
 
 class JobsOpened(Message):

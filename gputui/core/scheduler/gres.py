@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
+from gputui.core.index_ranges import index_range
 from gputui.core.mig_profiles import load_models, normalise_profile_name
 from gputui.core.scheduler.errors import RequestError
 
@@ -72,13 +73,12 @@ def parse_gpu_spec(text: str, option: str) -> GpuItem:
 def _int_list(items: list[str], option: str) -> tuple[int, ...]:
     ids: list[int] = []
     for it in items:
-        m = re.fullmatch(r"(\d+)(?:-(\d+))?", it.strip())
-        if not m:
+        indices = index_range(it, 1024)
+        if indices is None:
             raise RequestError(f"{option}: bad GPU index {it!r}")
-        lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))
-        if hi < lo or hi - lo > 1024:
+        if not indices:
             raise RequestError(f"{option}: bad GPU index range {it!r}")
-        ids.extend(range(lo, hi + 1))
+        ids.extend(indices)
     if len(set(ids)) != len(ids):
         raise RequestError(f"{option}: GPU index listed twice")
     return tuple(ids)

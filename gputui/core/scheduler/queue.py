@@ -1,7 +1,7 @@
 """The job queue: priority then submit order, gang starts, EASY backfill, dependencies and reasons.
 
 Time is always passed in (``now``); the queue never reads a clock. Ending jobs is the runner's business: it
-calls :meth:`Scheduler.finish`, and :meth:`Scheduler.expired` lists jobs past their limit.
+calls :meth:`Scheduler.finish`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from gputui.core.scheduler.policies import get_policy
 from gputui.core.scheduler.policies.base import Policy
 from gputui.core.scheduler.request import JobRequest
 from gputui.core.scheduler.reservation import reserve
-from gputui.core.scheduler.state import MPS, ClusterState
+from gputui.core.scheduler.state import ClusterState
 from gputui.core.scheduler.timespec import UNLIMITED
 from gputui.core.scheduler.validate import StaticCapacity, check
 
@@ -292,28 +292,6 @@ class Scheduler:
         job.state = CANCELLED
         job.end_time = now
 
-    def mps_restarted(self, node: str, gpu_indices: Collection[int], now: float, reason: str) -> list[int]:
-        """An MPS control daemon on ``node`` restarted: its clients died, so every running job holding an MPS
-        share of one of ``gpu_indices`` there fails with ``reason``. Returns their ids, in submit order."""
-        gpus = set(gpu_indices)
-        hit = [
-            j
-            for j in sorted(self.running.values(), key=lambda j: j.seq)
-            if j.allocation is not None
-            and any(
-                ng.node == node and any(g.mps_percent is not None and g.index in gpus for g in ng.gpus)
-                for ng in j.allocation.nodes
-            )
-        ]
-        for job in hit:
-            self.finish(job.id, now, ok=False)
-            job.end_reason = reason
-        return [j.id for j in hit]
-
-    def expired(self, now: float) -> list[int]:
-        """Running jobs past their time limit, for a runner to stop."""
-        return [j.id for j in self.running.values() if (e := j.expected_end) is not None and e <= now]
-
     # -- keeping up with the machines -----------------------------------------------------------
     def refresh(self, snapshot: ClusterSnapshot, own_pids: Collection[tuple[str, int]] = ()) -> list[int]:
         """Rebuild the state from a new snapshot and put running jobs back.
@@ -342,7 +320,3 @@ class Scheduler:
                 job.failed_stamp = -1
                 job.reason = "None"
         return lost
-
-    @property
-    def mps_ready_gpus(self) -> int:
-        return self.state.totals.get(MPS, 0)

@@ -1,0 +1,105 @@
+"""Which queue and runner a source gets, and opening a job service for it from the state directory.
+
+A live machine (NVML) has one queue whose jobs run as local processes; each replayed recording or log has its
+own queue of simulated jobs, on the recording's clock. All queues live in the same store.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import cast
+
+from gputui.core.model import ClusterSnapshot
+from gputui.core.scheduler.config import SchedulerConfig
+from gputui.jobs.backend import JobBackend
+from gputui.jobs.local_runner import LocalRunner
+from gputui.jobs.queue_look import cluster_key, is_simulated, is_slurm
+from gputui.jobs.records import User
+from gputui.jobs.runner import Runner
+from gputui.jobs.service import JobService
+from gputui.jobs.sim_runner import SimRunner
+from gputui.jobs.store import DB_NAME, JobStore
+from gputui.sources.base import Source
+from gputui.sources.replay import ReplaySource
+from gputui.statedir import make_private_dir, state_dir
+
+#: How long a command waits for another gputui's write to finish before it says the store is locked.
+BUSY_TIMEOUT_S = 5.0
+
+
+def runner_for(source: Source, root: Path, grace_s: float = 10.0) -> Runner:
+    if is_simulated(source):
+        return SimRunner()
+    return LocalRunner(make_private_dir(root / "jobs"), grace_s=grace_s)
+
+
+def open_service(
+    source_arg: str | None,
+    source: Source,
+    *,
+    root: Path | None = None,
+    config: SchedulerConfig | None = None,
+    user: User | None = None,
+    busy_timeout_s: float = 5.0,
+    grace_s: float = 10.0,
+    events_after: int | None = None,
+) -> JobBackend:
+    """The job service for ``source`` on the store in ``root`` (default: the user's state directory); for a
+    Slurm cluster, the Slurm back end (Slurm keeps the jobs, so no store is opened). ``events_after``: the
+    newest event id the caller has seen (default: the store's newest now); later ones come from its ticks."""
+    if is_slurm(source):
+        from gputui.slurm import SlurmJobs, SlurmSource
+
+        return SlurmJobs(cast(SlurmSource, source), config=config, user=user)
+    root = state_dir() if root is None else make_private_dir(root)
+    store = JobStore(root / DB_NAME, busy_timeout_s=busy_timeout_s)
+    cluster = cluster_key(source_arg, source)
+    return JobService(store, runner_for(source, root, grace_s), cluster, config, user, events_after=events_after)
+
+
+@dataclass
+class Session:
+    """A command-line session: the source, the service, and the snapshot its pass ran against."""
+
+    source: Source
+    service: JobBackend
+    snapshot: ClusterSnapshot
+    notice: str | None = None
+
+    def close(self) -> None:
+        try:
+            self.service.close()
+        finally:
+            self.source.close()
+
+
+def _snapshot(source: Source, service: JobBackend) -> ClusterSnapshot:
+    """A live poll, or for a replay the frame at the queue's clock (its last frame the first time)."""
+    if isinstance(source, ReplaySource) and isinstance(service, JobService):
+        clock = service.store.clock(service.cluster)
+        t = source.end_time if clock is None else min(max(clock, source.start_time), source.end_time)
+        return source.seek(t)
+    return source.poll()
+
+
+def open_session(source_arg: str | None, busy_timeout_s: float | None = None) -> Session:
+    """Open the source the dashboard would use (NVML, else the demo) or ``source_arg``, and run one scheduling
+    pass (if no other gputui owns the queue) so that the answer reflects the present."""
+    from gputui.cli.source_factory import open_source
+
+    opened = open_source(source_arg)
+    try:
+        timeout = BUSY_TIMEOUT_S if busy_timeout_s is None else busy_timeout_s
+        service = open_service(source_arg, opened.source, busy_timeout_s=timeout)
+    except BaseException:
+        opened.source.close()
+        raise
+    try:
+        snap = _snapshot(opened.source, service)
+        service.tick(snap)
+    except BaseException:
+        service.close()
+        opened.source.close()
+        raise
+    return Session(opened.source, service, snap, opened.notice)

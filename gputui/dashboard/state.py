@@ -1,0 +1,103 @@
+"""The state every view draws from: the snapshot, the GPU index, the selection, the filter, history, events
+and the job queue's records, changed only through :meth:`DashboardState.apply` and the setters here."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+from gputui.core.model import ClusterSnapshot, Event, GpuSnapshot, NodeSnapshot
+from gputui.dashboard.event_feed import EventFeed
+from gputui.dashboard.gpu_filter import GpuFilter
+from gputui.dashboard.gpu_index import gpu_rows
+from gputui.dashboard.history import History
+from gputui.dashboard.job_records import holders_by_gpu
+from gputui.jobs.records import JobRecord
+from gputui.sources.replay import ReplaySource
+
+
+class DashboardState:
+    """What the dashboard knows now; ``replay`` (None for a live source) gives the recorded events."""
+
+    def __init__(self, description: str, replay: ReplaySource | None = None) -> None:
+        self.description = description
+        self.replay = replay
+        self.snapshot: ClusterSnapshot | None = None
+        self.gpus: dict[str, tuple[NodeSnapshot, GpuSnapshot]] = {}
+        self.selected_key: str | None = None
+        self.filter_text = ""
+        self.history = History()
+        self.event_feed = EventFeed()
+        self.jobs_records: tuple[JobRecord, ...] = ()
+        self.jobs_now = 0.0
+        self.jobs_by_gpu: dict[str, str] = {}
+        self.subtitle = description
+        self._last_time: float | None = None
+
+    # -- one frame -------------------------------------------------------------------------------
+    def apply(self, snap: ClusterSnapshot) -> bool:
+        """Take a new frame: the GPU index, the selection, the history and a replay's events.
+        Returns whether the subtitle (source, GPU and node count) changed."""
+        self.snapshot = snap
+        rows = gpu_rows(snap)
+        self.gpus = {key: (n, g) for key, n, g in rows}
+        if self.selected_key not in self.gpus:
+            self.selected_key = rows[0][0] if rows and self.selected_key is None else self.selected_key
+        self.history.add(snap)
+        if self.replay is not None:
+            self._feed_events(self._last_time, snap.timestamp)
+        self._last_time = snap.timestamp
+        nodes = len(snap.nodes)
+        subtitle = f"{self.description} · {snap.gpu_count} GPUs on {nodes} node{'s' if nodes != 1 else ''}"
+        changed, self.subtitle = subtitle != self.subtitle, subtitle
+        return changed
+
+    def _feed_events(self, previous: float | None, now: float) -> None:
+        assert self.replay is not None
+        if previous is None:
+            self.event_feed.add(self.replay.events_until(now))
+        elif now > previous:
+            self.event_feed.add(self.replay.events_between(previous, now))
+        elif now < previous:
+            self.event_feed.mark(f"↶ back to {time.strftime('%H:%M:%S', time.gmtime(now))}")
+
+    def add_events(self, events: Sequence[Event]) -> None:
+        self.event_feed.add(list(events))
+
+    # -- selection and filter --------------------------------------------------------------------
+    def selected_gpu(self) -> tuple[NodeSnapshot | None, GpuSnapshot | None]:
+        hit = self.highlighted_gpu()
+        return hit if hit is not None else (None, None)
+
+    def highlighted_gpu(self) -> tuple[NodeSnapshot, GpuSnapshot] | None:
+        """The GPU the user has selected (the overview's cursor, the detail view's GPU)."""
+        return self.gpus.get(self.selected_key) if self.selected_key is not None else None
+
+    def gpu_filter(self) -> GpuFilter:
+        jobs = {key: [label] for key, label in self.jobs_by_gpu.items()}
+        return GpuFilter(self.filter_text, jobs)
+
+    def visible_gpus(self) -> list[tuple[str, NodeSnapshot, GpuSnapshot]]:
+        """The GPUs the filter lets through, with their keys, in the snapshot's order."""
+        wanted = self.gpu_filter()
+        return [(k, n, g) for k, (n, g) in self.gpus.items() if not wanted or wanted.matches(n.name, g)]
+
+    def set_filter(self, text: str) -> bool:
+        """Whether the filter changed."""
+        changed, self.filter_text = text != self.filter_text, text
+        return changed
+
+    def step_selection(self, order: list[str], delta: int) -> None:
+        """Select the next (or previous) of ``order``, the GPUs as a view lists them."""
+        if order:
+            i = order.index(self.selected_key) if self.selected_key in order else -1
+            self.selected_key = order[(i + delta) % len(order)]
+
+    # -- the job queue ---------------------------------------------------------------------------
+    def set_records(self, records: tuple[JobRecord, ...], now: float | None = None) -> None:
+        self.jobs_records = records
+        if now is not None:
+            self.jobs_now = now
+        holders = holders_by_gpu(records)
+        if holders != self.jobs_by_gpu:
+            self.jobs_by_gpu = holders  # a new object: the overview notices it and redraws the holder column

@@ -1,0 +1,112 @@
+"""Recording the session from the shell (the r key and --record FILE): the badge, the file opened and closed
+in threads, and what goes wrong said once."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from rich.text import Text
+from textual.app import App
+from textual.css.query import NoMatches
+from textual.message import Message
+
+from gputui.core.errors import GputuiError
+from gputui.core.model import ClusterSnapshot, Event
+from gputui.dashboard.recording import RecordingController
+from gputui.dashboard.session_recording import SessionRecording
+from gputui.ui.dialogs.outcome_dialogs import ask, say
+from gputui.ui.palette import Palette
+from gputui.ui.render.text_panel import TextPanel
+
+
+class RecordBadge(TextPanel):
+    """A one-line indicator, shown only while recording: the file and how many frames it holds."""
+
+    def show_recording(self, recording: SessionRecording | None, palette: Palette) -> None:
+        self.display = recording is not None and recording.active
+        if self.display and recording is not None:
+            frames = recording.accepted
+            self.show_text(
+                Text.assemble(("● REC ", palette.lost), (f"{recording.path.name} · {frames} frames", palette.text))
+            )
+
+
+class RecordingFailed(Message):
+    """A write failed on the recording's thread; the recording has stopped taking frames."""
+
+    def __init__(self, recording: SessionRecording, error: str) -> None:
+        super().__init__()
+        self.recording = recording
+        self.error = error
+
+
+class RecordKeys:
+    """The recording of ``app``'s session; ``on_screen`` is the frame shown now, the first one recorded."""
+
+    def __init__(
+        self,
+        app: App[Any],
+        controller: RecordingController,
+        *,
+        palette: Callable[[], Palette],
+        on_screen: Callable[[], ClusterSnapshot | None],
+    ) -> None:
+        self.app = app
+        self.controller = controller
+        self.palette = palette
+        self.on_screen = on_screen
+
+    def record(self, snapshot: ClusterSnapshot | None, events: Iterable[Event] = ()) -> None:
+        """What the shell just showed (cheap: the writing happens on the recording's thread)."""
+        if self.controller.record(snapshot, events):
+            self.show_badge()
+
+    def show_badge(self) -> None:
+        try:
+            badge = self.app.query_one(RecordBadge)
+        except NoMatches:
+            return
+        badge.show_recording(self.controller.recording, self.palette())
+
+    def start(self, path: str | os.PathLike[str]) -> None:
+        app = self.app
+        rec = self.controller.start(path, lambda rec, error: app.post_message(RecordingFailed(rec, error)))
+        if rec is not None:
+            app.run_worker(self._open(rec), group="record")
+
+    async def _open(self, rec: SessionRecording) -> None:
+        error = None
+        try:
+            await asyncio.to_thread(rec.start)
+        except GputuiError as e:
+            error = str(e)
+        say(self.app, self.controller.opened(rec, error, self.on_screen()))
+        self.show_badge()
+
+    def failed(self, message: RecordingFailed) -> None:
+        notice = self.controller.failed(message.recording, message.error)
+        if notice is not None:
+            say(self.app, notice)
+            self.stop()
+
+    def stop(self) -> None:
+        rec = self.controller.stop()
+        self.show_badge()
+        if rec is not None:
+            self.app.run_worker(self._close(rec), group="record")
+
+    async def _close(self, rec: SessionRecording) -> None:
+        summary = await asyncio.to_thread(rec.stop)
+        say(self.app, self.controller.closed(summary))
+
+    async def toggle(self) -> None:
+        """Stop the recording, or ask for a file and start one (a worker: it waits for the dialog)."""
+        if self.controller.recording is not None:
+            self.stop()
+            return
+        path = await ask(self.app, self.controller.ask_path())
+        if path is not None:
+            self.start(path.strip())

@@ -1,0 +1,1 @@
+"""The views (a Textual mode each: overview, detail, history, jobs) and the help screen."""

@@ -1,0 +1,115 @@
+"""The real dashboard (create_app) with the job service on the demo recording: a job submitted by another
+process shows within the poll interval while the replay is paused, its GPU names it, stepping never draws
+the frame without it, and cancelling through the confirmation ends it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from jobs_helpers import ALICE, other_process
+from textual.widgets import Button
+
+from gputui.cli.job_session import open_service
+from gputui.cli.source_factory import open_source
+from gputui.core.model import ClusterSnapshot
+from gputui.jobs.overlay import RANKS_PER_JOB, sim_pid
+from gputui.jobs.records import CANCELLED, RUNNING
+from gputui.jobs.service import JobService
+from gputui.jobs.sim_runner import SimRunner
+from gputui.jobs.store import JobStore
+from gputui.ui import GputuiApp, create_app
+from gputui.ui.dialogs.confirm_dialog import ConfirmDialog
+from gputui.ui.widgets.jobs_view import JobsView
+
+SIZE = (160, 50)
+INTERVAL = 0.05
+
+
+async def until(pilot, cond, tries: int = 200) -> None:  # type: ignore[no-untyped-def]
+    """Let the app run until ``cond()`` holds (bounded: fails after ``tries`` short pauses)."""
+    for _ in range(tries):
+        if cond():
+            return
+        await pilot.pause(0.02)
+    raise AssertionError("the dashboard did not get there")
+
+
+def job_pids(snap: ClusterSnapshot | None, job_id: int) -> list[str]:
+    """Where the simulated job ``job_id`` shows as a process ('node/gpu'), in ``snap``."""
+    if snap is None:
+        return []
+    return [
+        f"{n.name}/{g.index}"
+        for n in snap.nodes
+        for g in n.gpus
+        for p in g.processes
+        if p.pid // RANKS_PER_JOB == sim_pid(job_id, 0) // RANKS_PER_JOB
+    ]
+
+
+@pytest.fixture
+def dashboard(tmp_path: Path):  # type: ignore[no-untyped-def]
+    opened = open_source("demo")  # paused on its first frame, as `gputui --paused demo`
+    service = open_service("demo", opened.source, root=tmp_path / "state", user=ALICE)
+    app = create_app(opened.source, jobs_service=service, poll_interval=INTERVAL, themes_path=tmp_path / "none")
+    yield app, service, tmp_path / "state"
+    service.close()
+    opened.source.close()
+
+
+def shell_service(state: Path, cluster: str) -> JobService:
+    """What `gputui submit` in another shell opens: the same store, another process."""
+    store = JobStore(state / "jobs.db", busy_timeout_s=2.0)
+    return JobService(store, SimRunner(), cluster, user=ALICE, process=other_process())
+
+
+async def test_a_job_from_another_shell_runs_shows_and_cancels_in_the_paused_dashboard(dashboard) -> None:  # type: ignore[no-untyped-def]
+    app, service, state = dashboard
+    assert isinstance(app, GputuiApp) and app.replay is not None and not app.replay.playing
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.feed.poll_count >= 1 and service.owner)
+        other = shell_service(state, service.cluster)
+        try:
+            job = other.submit("--gpus=1 -t 30:00 -J from-shell", ["python", "train.py"])
+        finally:
+            other.close()
+        polls = app.feed.poll_count
+        # The replay stays paused, yet the queue is looked at each interval: the job starts and shows.
+        await until(pilot, lambda: any(r.id == job.id and r.state == RUNNING for r in app.state.jobs_records))
+        assert app.feed.poll_count > polls and not app.replay.playing
+        held = job_pids(app.state.snapshot, job.id)
+        assert len(held) == 1
+        assert app.state.jobs_by_gpu.get(held[0]) == f"job {job.id} from-shell"
+        app.set_filter("from-shell")  # what `/` does: only the GPU this job holds is listed
+        await until(pilot, lambda: app._gpu_order() == held)
+        app.set_filter("")
+
+        # Stepping the paused replay: every frame drawn has the job on its GPU (no raw frame first).
+        drawn: list[ClusterSnapshot] = []
+        apply = app.apply_snapshot
+
+        def recording_apply(snap: ClusterSnapshot) -> None:
+            drawn.append(snap)
+            apply(snap)
+
+        app.apply_snapshot = recording_apply  # type: ignore[method-assign]
+        position = app.replay.position
+        await pilot.press("right")
+        await until(pilot, lambda: app.replay.position == position + 1 and drawn and drawn[-1].timestamp > 0)
+        await until(pilot, lambda: app.state.snapshot is not None and app.state.snapshot.timestamp == app.replay.time)
+        assert drawn and all(job_pids(s, job.id) == held for s in drawn)
+
+        # Cancel it from the jobs view through the confirmation (focus starts on No).
+        await pilot.press("j")
+        await until(pilot, lambda: app.job_keys.jobs_view() is not None and app.job_keys.jobs_view().display)
+        view = app.job_keys.jobs_view()
+        assert isinstance(view, JobsView)
+        await until(pilot, lambda: view.select_job(job.id))
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        assert app.focused is app.screen.query_one("#confirm-no", Button)
+        await pilot.press("tab", "enter")
+        await until(pilot, lambda: any(r.id == job.id and r.state == CANCELLED for r in app.state.jobs_records))
+        await until(pilot, lambda: not job_pids(app.state.snapshot, job.id))
+        assert held[0] not in app.state.jobs_by_gpu
