@@ -16,8 +16,8 @@ from pathlib import Path
 
 from gputui.core.model import ClusterSnapshot, GpuSnapshot, NodeSnapshot
 from gputui.jobs.records import User
+from gputui.jobs.runners.simulated import SimRunner
 from gputui.jobs.service import JobService
-from gputui.jobs.sim_runner import SimRunner
 from gputui.jobs.store import JobStore, Owner
 
 T0 = 1_800_000_000.0

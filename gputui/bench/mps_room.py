@@ -17,10 +17,16 @@ from gputui.core.scheduler import ledger
 from gputui.core.scheduler.allocation import Allocation, GpuGrant, NodeGrant
 from gputui.core.scheduler.build import GpuSpec, NodeSpec, state_from_specs
 from gputui.core.scheduler.config import SchedulerConfig
-from gputui.core.scheduler.finder import find_allocation
-from gputui.core.scheduler.options import parse_options
-from gputui.core.scheduler.placement import prepare
 from gputui.core.scheduler.policies import get_policy
+
+try:
+    from gputui.core.scheduler.parse.options import parse_options
+    from gputui.core.scheduler.place.finder import find_allocation
+    from gputui.core.scheduler.place.placement import prepare
+except ImportError:  # a checkout from before the scheduler's place/ and parse/ packages
+    from gputui.core.scheduler.finder import find_allocation  # type: ignore[import-not-found,no-redef]
+    from gputui.core.scheduler.options import parse_options  # type: ignore[import-not-found,no-redef]
+    from gputui.core.scheduler.placement import prepare  # type: ignore[import-not-found,no-redef]
 
 
 def run(nodes: int, cap: int | None, rounds: int) -> tuple[float, str | None]:

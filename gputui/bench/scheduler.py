@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 from gputui.core.scheduler.build import GpuSpec, NodeSpec, state_from_specs
 from gputui.core.scheduler.config import SchedulerConfig
-from gputui.core.scheduler.options import parse_options
+from gputui.core.scheduler.parse.options import parse_options
 from gputui.core.scheduler.queue import Scheduler
 from gputui.core.scheduler.request import JobRequest
 
@@ -132,8 +132,8 @@ def share_cost(nodes: int, seed: int, policy: str, rounds: int = 2000) -> dict[s
     """Median microseconds per placement (found, not applied) of a whole GPU, a shard and a thousandths share,
     timed in turn on one busy cluster (the new stream, after 2,000 decisions), so that all three see the same
     state."""
-    from gputui.core.scheduler.finder import find_allocation
-    from gputui.core.scheduler.placement import prepare
+    from gputui.core.scheduler.place.finder import find_allocation
+    from gputui.core.scheduler.place.placement import prepare
 
     keep: list[Scheduler] = []
     run_size(nodes, 2000, seed, policy, stream="new", keep=keep)

@@ -13,12 +13,12 @@ from typing import cast
 from gputui.core.model import ClusterSnapshot
 from gputui.core.scheduler.config import SchedulerConfig
 from gputui.jobs.backend import JobBackend
-from gputui.jobs.local_runner import LocalRunner
 from gputui.jobs.queue_look import cluster_key, is_simulated, is_slurm
 from gputui.jobs.records import User
-from gputui.jobs.runner import Runner
+from gputui.jobs.runners.base import Runner
+from gputui.jobs.runners.local import LocalRunner
+from gputui.jobs.runners.simulated import SimRunner
 from gputui.jobs.service import JobService
-from gputui.jobs.sim_runner import SimRunner
 from gputui.jobs.store import DB_NAME, JobStore
 from gputui.sources.base import Source
 from gputui.sources.replay import ReplaySource

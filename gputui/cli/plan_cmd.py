@@ -30,7 +30,7 @@ def _synthetic(specs: list[str]):  # type: ignore[no-untyped-def]
     from gputui.core.errors import GputuiError
     from gputui.core.scheduler.build import GpuSpec, NodeSpec, nodes_from_pattern
     from gputui.core.scheduler.errors import RequestError
-    from gputui.core.scheduler.options import mem_mib
+    from gputui.core.scheduler.parse.options import mem_mib
 
     nodes: list[NodeSpec] = []
     for spec in specs:
@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     from gputui.core.scheduler import Scheduler, SchedulerConfig, parse_options, parse_script
     from gputui.core.scheduler.build import state_from_snapshot, state_from_specs
     from gputui.core.scheduler.explain import explain
-    from gputui.core.scheduler.hostlist import compress_hostlist
+    from gputui.core.scheduler.parse.hostlist import compress_hostlist
     from gputui.core.scheduler.request import cpu_text, mib_text
 
     config = SchedulerConfig(mig_dynamic=args.dynamic_mig, foreign_busy=not args.ignore_foreign, policy=args.policy)
@@ -91,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
             opened.source.close()
         state = state_from_snapshot(snap, config)
         now = snap.timestamp
-    from gputui.core.scheduler.options import tokenize
+    from gputui.core.scheduler.parse.options import tokenize
 
     words = tokenize(args.request.lstrip("=")) + [w for w in args.options if w != "--"]
     if args.script:

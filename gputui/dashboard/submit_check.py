@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 
 from gputui.core.scheduler.errors import RequestError
-from gputui.core.scheduler.options import parse_options, tokenize
+from gputui.core.scheduler.parse.options import parse_options, tokenize
 from gputui.jobs.form import JobForm, form_options, form_submission
 from gputui.jobs.submission import split_sbatch
 

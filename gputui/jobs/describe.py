@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from gputui.core.scheduler.allocation import Allocation, GpuGrant, NodeGrant
-from gputui.core.scheduler.hostlist import compress_hostlist
+from gputui.core.scheduler.parse.hostlist import compress_hostlist
+from gputui.core.scheduler.parse.timespec import format_duration
 from gputui.core.scheduler.request import JobRequest, cpu_text, mib_text
-from gputui.core.scheduler.timespec import format_duration
 
 #: squeue's two-letter state codes.
 STATE_CODES = {"PENDING": "PD", "RUNNING": "R", "COMPLETED": "CD", "FAILED": "F", "CANCELLED": "CA"}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gputui.core.scheduler.options import tokenize
+from gputui.core.scheduler.parse.options import tokenize
 from gputui.jobs.submission import is_batch_script
 
 

@@ -15,12 +15,12 @@ from gputui.core.model import ClusterSnapshot, Event
 from gputui.core.scheduler.config import SchedulerConfig
 from gputui.core.scheduler.decision import Decision
 from gputui.core.scheduler.jobs import CANCELLED as S_CANCELLED
+from gputui.core.scheduler.parse.timespec import UNLIMITED
 from gputui.core.scheduler.queue import Scheduler
-from gputui.core.scheduler.timespec import UNLIMITED
 from gputui.jobs.errors import StoreError
 from gputui.jobs.records import CANCELLED, COMPLETED, FAILED, PENDING, RUNNING, JobRecord, final_state
 from gputui.jobs.restore import build_scheduler, dependency_ids, held_pids
-from gputui.jobs.runner import Exit, Runner
+from gputui.jobs.runners.base import Exit, Runner
 from gputui.jobs.store import JobStore
 from gputui.mps.transitions import mps_events
 

@@ -15,7 +15,7 @@ from gputui.core.scheduler.build import state_from_snapshot
 from gputui.core.scheduler.config import SchedulerConfig
 from gputui.core.scheduler.errors import RequestError
 from gputui.core.scheduler.jobs import ENDED, FAILED, Job
-from gputui.core.scheduler.placement import prepare
+from gputui.core.scheduler.place.placement import prepare
 from gputui.core.scheduler.queue import Scheduler
 from gputui.core.scheduler.request import JobRequest
 from gputui.jobs.records import JobRecord

@@ -19,11 +19,11 @@ from gputui.core.scheduler.build import state_from_snapshot
 from gputui.core.scheduler.config import SchedulerConfig
 from gputui.core.scheduler.errors import RequestError
 from gputui.core.scheduler.explain import Explanation, explain
-from gputui.core.scheduler.options import parse_options
+from gputui.core.scheduler.parse.options import parse_options
+from gputui.core.scheduler.parse.script import parse_script
+from gputui.core.scheduler.parse.timespec import UNLIMITED
 from gputui.core.scheduler.queue import Scheduler
-from gputui.core.scheduler.script import parse_script
 from gputui.core.scheduler.state import ClusterState
-from gputui.core.scheduler.timespec import UNLIMITED
 from gputui.core.scheduler.validate import StaticCapacity, check
 from gputui.jobs import submission
 from gputui.jobs.describe import allocation_text
@@ -33,7 +33,7 @@ from gputui.jobs.preview import preview_in
 from gputui.jobs.procstat import host_name, is_alive, self_stamp
 from gputui.jobs.records import CANCELLED, ENDED, PENDING, RUNNING, JobRecord, User, current_user
 from gputui.jobs.restore import build_scheduler, dependency_ids, held_pids
-from gputui.jobs.runner import Runner
+from gputui.jobs.runners.base import Runner
 from gputui.jobs.store import JobStore, Owner
 from gputui.jobs.views import JobDetail, Preview, TickResult, tail
 

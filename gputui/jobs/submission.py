@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from gputui.core.scheduler.options import parse_options, parse_tokens, tokenize
+from gputui.core.scheduler.parse.options import parse_options, parse_tokens, tokenize
+from gputui.core.scheduler.parse.script import parse_script
 from gputui.core.scheduler.request import JobRequest
-from gputui.core.scheduler.script import parse_script
 from gputui.jobs.errors import JobError
 
 MAX_SCRIPT_BYTES = 1 << 20

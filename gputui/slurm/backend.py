@@ -19,10 +19,10 @@ from gputui.core.model import ClusterSnapshot, Event
 from gputui.core.scheduler.config import SchedulerConfig
 from gputui.core.scheduler.errors import RequestError
 from gputui.core.scheduler.explain import Explanation
-from gputui.core.scheduler.options import parse_options
+from gputui.core.scheduler.parse.options import parse_options
+from gputui.core.scheduler.parse.script import parse_script
+from gputui.core.scheduler.parse.timespec import UNLIMITED, format_duration
 from gputui.core.scheduler.request import JobRequest
-from gputui.core.scheduler.script import parse_script
-from gputui.core.scheduler.timespec import UNLIMITED, format_duration
 from gputui.jobs import submission
 from gputui.jobs.errors import JobError, JobNotFound, JobRefused
 from gputui.jobs.keeper import job_event

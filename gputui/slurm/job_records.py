@@ -8,8 +8,8 @@ import re
 from collections.abc import Mapping, Sequence
 
 from gputui.jobs.records import CANCELLED, COMPLETED, FAILED, PENDING, RUNNING, JobRecord
-from gputui.slurm.job_info import SlurmJob
-from gputui.slurm.nodes import SlurmNode
+from gputui.slurm.formats.job_info import SlurmJob
+from gputui.slurm.formats.nodes import SlurmNode
 from gputui.slurm.requests import allocation_of, request_of
 from gputui.slurm.snapshot import gpu_layout
 

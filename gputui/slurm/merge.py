@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from gputui.core.model import ClusterSnapshot, NodeSnapshot
-from gputui.slurm.nodes import SlurmNode
+from gputui.slurm.formats.nodes import SlurmNode
 
 
 def local_node(nodes: Sequence[SlurmNode], host: str) -> SlurmNode | None:

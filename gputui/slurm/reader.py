@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gputui.slurm import json_values as jv
 from gputui.slurm.commands import Completed, SlurmClient, error_line
 from gputui.slurm.errors import SlurmError
-from gputui.slurm.job_info import SlurmJob, jobs_from_json, jobs_from_text
-from gputui.slurm.nodes import SlurmNode, nodes_from_json, nodes_from_text
-from gputui.slurm.version import SlurmVersion, means_no_json, parse_version
+from gputui.slurm.formats import json_values as jv
+from gputui.slurm.formats.job_info import SlurmJob, jobs_from_json, jobs_from_text
+from gputui.slurm.formats.nodes import SlurmNode, nodes_from_json, nodes_from_text
+from gputui.slurm.formats.version import SlurmVersion, means_no_json, parse_version
 
 NODES_JSON = ("sinfo", "--json")
 JOBS_JSON = ("squeue", "--json")

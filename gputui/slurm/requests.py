@@ -10,11 +10,11 @@ from collections.abc import Mapping
 
 from gputui.core.scheduler.allocation import Allocation, GpuGrant, MigGrant, NodeGrant
 from gputui.core.scheduler.errors import RequestError
-from gputui.core.scheduler.hostlist import compress_hostlist
-from gputui.core.scheduler.options import parse_options
+from gputui.core.scheduler.parse.hostlist import compress_hostlist
+from gputui.core.scheduler.parse.options import parse_options
 from gputui.core.scheduler.request import JobRequest
-from gputui.slurm.gres import gres_text, parse_tres_gres
-from gputui.slurm.job_info import SlurmJob
+from gputui.slurm.formats.gres import gres_text, parse_tres_gres
+from gputui.slurm.formats.job_info import SlurmJob
 from gputui.slurm.snapshot import MIG_GI_ID
 
 #: What a job whose request gputui cannot express (CPU only, shards, GPUs per task) is recorded as.

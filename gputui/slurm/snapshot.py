@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from gputui.core.model import ClusterSnapshot, GpuInstance, GpuSnapshot, NodeResources, NodeSnapshot
-from gputui.slurm.gres import mig_profile
-from gputui.slurm.job_info import SlurmJob
-from gputui.slurm.nodes import SlurmNode
+from gputui.slurm.formats.gres import mig_profile
+from gputui.slurm.formats.job_info import SlurmJob
+from gputui.slurm.formats.nodes import SlurmNode
 
 #: GRES that share a GPU among jobs; their totals and use are kept per node.
 SHARED_GRES = ("mps", "shard")

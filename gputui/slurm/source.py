@@ -21,9 +21,9 @@ from gputui.core.model import ClusterSnapshot
 from gputui.slurm.cluster_name import cluster_name
 from gputui.slurm.commands import Runner, SlurmClient
 from gputui.slurm.errors import SlurmError
-from gputui.slurm.job_info import SlurmJob
+from gputui.slurm.formats.job_info import SlurmJob
+from gputui.slurm.formats.nodes import SlurmNode
 from gputui.slurm.merge import local_node, merge
-from gputui.slurm.nodes import SlurmNode
 from gputui.slurm.reader import SlurmReader
 from gputui.slurm.snapshot import build_snapshot, gpu_layout, unattributed
 from gputui.sources.base import Source

@@ -105,8 +105,8 @@ def test_mistakes_are_one_line_and_non_zero(capsys, argv, message) -> None:  # t
 
 def test_cancel_refuses_unknown_and_other_users_jobs(capsys, state) -> None:  # type: ignore[no-untyped-def]
     run(capsys, "submit", "--source", "demo", "--gpus=4", "--", "mine")
+    from gputui.jobs.runners.simulated import SimRunner
     from gputui.jobs.service import JobService
-    from gputui.jobs.sim_runner import SimRunner
 
     theirs = JobService(JobStore(state / "jobs.db"), SimRunner(), "replay:demo", user=BOB)
     other = theirs.submit("--gpus=4", ["theirs"])
@@ -165,8 +165,8 @@ def test_a_cli_process_submits_into_the_queue_a_running_dashboard_owns(state) ->
     import sys
 
     from gputui.cli.source_factory import open_source, snapshot_at
+    from gputui.jobs.runners.simulated import SimRunner
     from gputui.jobs.service import JobService
-    from gputui.jobs.sim_runner import SimRunner
 
     source = open_source("demo").source
     snap = snapshot_at(source, None)

@@ -10,8 +10,8 @@ from test_slurm_source import NODES_JSON, conf, lab_answers, live_node, open_lab
 
 from gputui.core.model import NodeResources
 from gputui.slurm.fake import FakeSlurm
-from gputui.slurm.keyvalue import parse_records
-from gputui.slurm.nodes import node_from_json, node_from_record, nodes_from_json, nodes_from_text
+from gputui.slurm.formats.keyvalue import parse_records
+from gputui.slurm.formats.nodes import node_from_json, node_from_record, nodes_from_json, nodes_from_text
 from gputui.slurm.source import SlurmSource
 from gputui.slurm.whatif import scheduling_view
 from gputui.sources.nvml import NvmlSource

@@ -8,11 +8,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from gputui.core.model import ClusterSnapshot, ComputeInstance, GpuInstance, GpuSnapshot, MpsDaemon, NodeSnapshot
-from gputui.jobs.local_runner import LocalRunner
 from gputui.jobs.procstat import host_name, self_stamp
 from gputui.jobs.records import User
+from gputui.jobs.runners.local import LocalRunner
+from gputui.jobs.runners.simulated import SimRunner
 from gputui.jobs.service import JobService
-from gputui.jobs.sim_runner import SimRunner
 from gputui.jobs.store import JobStore, Owner
 
 A100 = "NVIDIA A100-SXM4-40GB"

@@ -5,9 +5,9 @@ from __future__ import annotations
 from gputui.core.scheduler import ledger
 from gputui.core.scheduler.build import GpuSpec, nodes_from_pattern, state_from_specs
 from gputui.core.scheduler.config import SchedulerConfig
-from gputui.core.scheduler.finder import find_allocation
-from gputui.core.scheduler.options import parse_options
-from gputui.core.scheduler.placement import prepare
+from gputui.core.scheduler.parse.options import parse_options
+from gputui.core.scheduler.place.finder import find_allocation
+from gputui.core.scheduler.place.placement import prepare
 from gputui.core.scheduler.policies import get_policy
 from gputui.core.scheduler.state import ClusterState
 

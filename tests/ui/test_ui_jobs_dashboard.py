@@ -15,8 +15,8 @@ from gputui.cli.source_factory import open_source
 from gputui.core.model import ClusterSnapshot
 from gputui.jobs.overlay import RANKS_PER_JOB, sim_pid
 from gputui.jobs.records import CANCELLED, RUNNING
+from gputui.jobs.runners.simulated import SimRunner
 from gputui.jobs.service import JobService
-from gputui.jobs.sim_runner import SimRunner
 from gputui.jobs.store import JobStore
 from gputui.ui import GputuiApp, create_app
 from gputui.ui.dialogs.confirm_dialog import ConfirmDialog

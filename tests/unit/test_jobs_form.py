@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gputui.core.scheduler.errors import RequestError
-from gputui.core.scheduler.options import parse_options
+from gputui.core.scheduler.parse.options import parse_options
 from gputui.jobs.form import JobForm, form_options, form_submission
 
 

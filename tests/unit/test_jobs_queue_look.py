@@ -9,8 +9,8 @@ from jobs_helpers import ALICE, machine, other_process, sim_service
 
 from gputui.cli.source_factory import open_source
 from gputui.jobs.queue_look import cluster_key, idle_queue, is_slurm
+from gputui.jobs.runners.simulated import SimRunner
 from gputui.jobs.service import JobService
-from gputui.jobs.sim_runner import SimRunner
 from gputui.jobs.store import JobStore
 
 CLUSTER = "replay:test"  # the queue sim_service uses

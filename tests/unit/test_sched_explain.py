@@ -10,7 +10,7 @@ from sched_helpers import cluster
 
 from gputui.core.scheduler.build import GpuSpec
 from gputui.core.scheduler.explain import explain
-from gputui.core.scheduler.options import parse_options
+from gputui.core.scheduler.parse.options import parse_options
 from gputui.core.scheduler.policies import best_fit, fragmentation, get_policy, spread
 from gputui.core.scheduler.queue import Scheduler
 

@@ -6,7 +6,7 @@ from sched_helpers import cluster, place
 
 from gputui.core.scheduler import ledger
 from gputui.core.scheduler.build import GpuSpec
-from gputui.core.scheduler.options import parse_options
+from gputui.core.scheduler.parse.options import parse_options
 from gputui.core.scheduler.queue import Scheduler
 from gputui.core.scheduler.state import ANY
 

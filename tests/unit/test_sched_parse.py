@@ -6,10 +6,10 @@ import pytest
 
 from gputui.core.errors import GputuiError
 from gputui.core.scheduler.errors import RequestError
-from gputui.core.scheduler.hostlist import compress_hostlist, expand_hostlist
-from gputui.core.scheduler.options import parse_options
-from gputui.core.scheduler.script import parse_script
-from gputui.core.scheduler.timespec import UNLIMITED, format_duration, parse_time_limit
+from gputui.core.scheduler.parse.hostlist import compress_hostlist, expand_hostlist
+from gputui.core.scheduler.parse.options import parse_options
+from gputui.core.scheduler.parse.script import parse_script
+from gputui.core.scheduler.parse.timespec import UNLIMITED, format_duration, parse_time_limit
 
 
 def test_request_error_is_a_gputui_error():

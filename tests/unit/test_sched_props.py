@@ -11,11 +11,11 @@ from sched_helpers import apply_release_stream, check_reservations_kept
 from gputui.core.scheduler.build import GpuSpec, NodeSpec, state_from_specs
 from gputui.core.scheduler.config import SchedulerConfig
 from gputui.core.scheduler.errors import RequestError
-from gputui.core.scheduler.options import parse_options
-from gputui.core.scheduler.placement import prepare
+from gputui.core.scheduler.parse.options import parse_options
+from gputui.core.scheduler.parse.script import parse_script
+from gputui.core.scheduler.place.placement import prepare
 from gputui.core.scheduler.policies import POLICIES, get_policy
 from gputui.core.scheduler.queue import Scheduler
-from gputui.core.scheduler.script import parse_script
 
 GPU_KINDS = [
     GpuSpec(), GpuSpec(mps=True), GpuSpec(mig=()), GpuSpec(mig=("3g.20gb", "2g.10gb", "1g.5gb")),

@@ -7,7 +7,7 @@ from sched_helpers import cluster
 
 from gputui.core.scheduler.build import GpuSpec
 from gputui.core.scheduler.errors import RequestError
-from gputui.core.scheduler.options import parse_options
+from gputui.core.scheduler.parse.options import parse_options
 from gputui.core.scheduler.queue import Scheduler
 
 A100 = GpuSpec()

@@ -14,8 +14,8 @@ from gputui.core.scheduler.build import GpuSpec, NodeSpec, state_from_specs
 from gputui.core.scheduler.config import SchedulerConfig
 from gputui.core.scheduler.errors import RequestError
 from gputui.core.scheduler.explain import explain
-from gputui.core.scheduler.options import parse_options
-from gputui.core.scheduler.placement import prepare
+from gputui.core.scheduler.parse.options import parse_options
+from gputui.core.scheduler.place.placement import prepare
 from gputui.core.scheduler.policies import POLICIES, get_policy
 from gputui.core.scheduler.queue import Scheduler
 

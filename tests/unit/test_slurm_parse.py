@@ -8,14 +8,14 @@ import time
 import pytest
 from conftest import FIXTURES
 
-from gputui.slurm import json_values as jv
+from gputui.slurm.formats import json_values as jv
 from gputui.slurm.errors import SlurmError
-from gputui.slurm.gres import GresItem, parse_gres, parse_tres_gres
-from gputui.slurm.hosts import expand
-from gputui.slurm.job_info import jobs_from_json, jobs_from_text, text_duration
-from gputui.slurm.keyvalue import parse_records
-from gputui.slurm.nodes import nodes_from_json, nodes_from_text
-from gputui.slurm.version import SlurmVersion, means_no_json, parse_version
+from gputui.slurm.formats.gres import GresItem, parse_gres, parse_tres_gres
+from gputui.slurm.formats.hosts import expand
+from gputui.slurm.formats.job_info import jobs_from_json, jobs_from_text, text_duration
+from gputui.slurm.formats.keyvalue import parse_records
+from gputui.slurm.formats.nodes import nodes_from_json, nodes_from_text
+from gputui.slurm.formats.version import SlurmVersion, means_no_json, parse_version
 
 SLURM = FIXTURES / "slurm"
 
@@ -242,7 +242,7 @@ def test_jobs_json_and_text_agree(utc):
 
 
 def test_exit_status_decoding():
-    from gputui.slurm.job_info import job_from_json
+    from gputui.slurm.formats.job_info import job_from_json
 
     base = {"job_id": 14, "job_state": "FAILED"}
     assert job_from_json({**base, "exit_code": 768}).exit_code == 3  # observed on the 22.05 lab: `exit 3`
@@ -251,7 +251,7 @@ def test_exit_status_decoding():
 
 
 def test_gres_detail_not_matching_nodes_is_an_error():
-    from gputui.slurm.job_info import job_from_json
+    from gputui.slurm.formats.job_info import job_from_json
 
     with pytest.raises(SlurmError, match="2 gres_detail entries for 1 nodes"):
         job_from_json({"job_id": 3, "job_state": "RUNNING", "nodes": "node01", "gres_detail": ["gpu:1(IDX:0)"] * 2})

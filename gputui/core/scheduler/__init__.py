@@ -19,10 +19,10 @@ if TYPE_CHECKING:
     from gputui.core.scheduler.errors import RequestError
     from gputui.core.scheduler.explain import Explanation
     from gputui.core.scheduler.mig import CapacityReport, capacity, resolve_model
-    from gputui.core.scheduler.options import parse_options
+    from gputui.core.scheduler.parse.options import parse_options
+    from gputui.core.scheduler.parse.script import parse_script
     from gputui.core.scheduler.queue import Scheduler
     from gputui.core.scheduler.request import JobRequest
-    from gputui.core.scheduler.script import parse_script
     from gputui.core.scheduler.state import ClusterState
 
 #: public name -> the module of this package that defines it
@@ -31,8 +31,8 @@ _HOME = {
     "GpuSpec": "build", "NodeSpec": "build", "nodes_from_pattern": "build", "state_from_snapshot": "build",
     "state_from_specs": "build", "SchedulerConfig": "config", "Decision": "decision", "RequestError": "errors",
     "Explanation": "explain", "CapacityReport": "mig", "capacity": "mig",
-    "resolve_model": "mig", "parse_options": "options", "Scheduler": "queue", "JobRequest": "request",
-    "parse_script": "script", "ClusterState": "state",
+    "resolve_model": "mig", "parse_options": "parse.options", "Scheduler": "queue", "JobRequest": "request",
+    "parse_script": "parse.script", "ClusterState": "state",
 }  # fmt: skip
 
 __all__ = [

@@ -11,8 +11,8 @@ from gputui.core.host_builds import host_build
 from gputui.core.mig_profiles import GpuModel, infer_profile, model_for, normalise_profile_name
 from gputui.core.model import ClusterSnapshot, GpuSnapshot, NodeSnapshot
 from gputui.core.scheduler.config import SchedulerConfig
-from gputui.core.scheduler.hostlist import expand_hostlist
 from gputui.core.scheduler.mig import best_start
+from gputui.core.scheduler.parse.hostlist import expand_hostlist
 from gputui.core.scheduler.state import ClusterState, GpuUnit, MigSlot, NodeState
 
 _NOISE = {"nvidia", "tesla", "geforce", "quadro", "rtx", "sxm", "pcie"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gputui.core.scheduler.allocation import Allocation, GpuGrant, NodeGrant
-from gputui.core.scheduler.hostlist import compress_hostlist
+from gputui.core.scheduler.parse.hostlist import compress_hostlist
 from gputui.core.scheduler.request import JobRequest
 
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gputui.core.scheduler.host import ALL_MEMORY
 from gputui.core.scheduler.jobs import PENDING, Job
-from gputui.core.scheduler.place_share import share_free
+from gputui.core.scheduler.parse.timespec import format_duration
+from gputui.core.scheduler.place.host import ALL_MEMORY
+from gputui.core.scheduler.place.share import share_free
 from gputui.core.scheduler.request import cpu_text, mib_text
 from gputui.core.scheduler.state import ANY, MPS, ClusterState, GpuUnit, NodeState
-from gputui.core.scheduler.timespec import format_duration
 
 
 @dataclass(frozen=True, slots=True)

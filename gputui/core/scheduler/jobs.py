@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from gputui.core.scheduler.allocation import Allocation
 from gputui.core.scheduler.job_states import CANCELLED, COMPLETED, ENDED, FAILED, PENDING, RUNNING
-from gputui.core.scheduler.placement import Ask
+from gputui.core.scheduler.place.placement import Ask
 from gputui.core.scheduler.request import JobRequest
 
 __all__ = ["CANCELLED", "COMPLETED", "ENDED", "FAILED", "PENDING", "REASONS", "RUNNING", "Job"]

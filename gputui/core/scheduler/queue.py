@@ -15,15 +15,15 @@ from gputui.core.scheduler.allocation import Allocation
 from gputui.core.scheduler.build import state_from_snapshot
 from gputui.core.scheduler.decision import Decision, make_decision
 from gputui.core.scheduler.errors import RequestError
-from gputui.core.scheduler.finder import find_allocation
 from gputui.core.scheduler.jobs import CANCELLED, COMPLETED, ENDED, FAILED, PENDING, RUNNING, Job
-from gputui.core.scheduler.placement import prepare
+from gputui.core.scheduler.parse.timespec import UNLIMITED
+from gputui.core.scheduler.place.finder import find_allocation
+from gputui.core.scheduler.place.placement import prepare
 from gputui.core.scheduler.policies import get_policy
 from gputui.core.scheduler.policies.base import Policy
 from gputui.core.scheduler.request import JobRequest
 from gputui.core.scheduler.reservation import reserve
 from gputui.core.scheduler.state import ClusterState
-from gputui.core.scheduler.timespec import UNLIMITED
 from gputui.core.scheduler.validate import StaticCapacity, check
 
 

@@ -7,8 +7,8 @@ from collections.abc import Iterable
 
 from gputui.core.scheduler import ledger
 from gputui.core.scheduler.allocation import Allocation
-from gputui.core.scheduler.finder import find_allocation
 from gputui.core.scheduler.jobs import Job
+from gputui.core.scheduler.place.finder import find_allocation
 from gputui.core.scheduler.policies.base import Policy
 from gputui.core.scheduler.state import ClusterState
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from gputui.core.scheduler.errors import RequestError
-from gputui.core.scheduler.host import ALL_MEMORY, host_need
 from gputui.core.scheduler.mig import placeable
-from gputui.core.scheduler.placement import constraint_mask, gpus_per_node
+from gputui.core.scheduler.place.host import ALL_MEMORY, host_need
+from gputui.core.scheduler.place.placement import constraint_mask, gpus_per_node
 from gputui.core.scheduler.request import JobRequest, cpu_text, mib_text
 from gputui.core.scheduler.state import ClusterState
 

@@ -19,7 +19,7 @@ from textual.widgets import Button, ContentSwitcher, Input, Static, Tab, Tabs
 
 from gputui.core.errors import GputuiError
 from gputui.core.scheduler.errors import RequestError
-from gputui.core.scheduler.options import tokenize
+from gputui.core.scheduler.parse.options import tokenize
 from gputui.dashboard.jobs import JobChange, JobsController
 from gputui.dashboard.submit_check import WHOLE, JobSubmission, check_form, check_line, field_of, form_job, line_job
 from gputui.jobs.form import JobForm

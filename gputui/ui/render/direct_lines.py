@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from rich.style import Style
 from textual.filter import ANSIToTruecolor
 from textual.geometry import Region
+from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -117,3 +118,7 @@ class KeptLines(_Base):
         strips: list[Strip] = super().render_lines(crop)
         self._kept = (crop, [cache._cache.get(y) for y in crop.line_range], strips, filters)
         return strips
+
+
+class KeptScrollBar(KeptLines, ScrollBar):
+    """A scrollbar drawn again only when it changes (the compositor asks for it at every refresh)."""

@@ -10,36 +10,32 @@ subclasses memoise (the same Text object for the same value) are turned into seg
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import ClassVar, TypeAlias
 
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
-from textual.geometry import Region, Size
-from textual.message import Message
+from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 
+from gputui.ui.render import row_order
 from gputui.ui.render.cell_segments import cell_segments
-from gputui.ui.render.direct_lines import DirectLines, KeptLines
+from gputui.ui.render.direct_lines import DirectLines, KeptScrollBar
 from gputui.ui.render.lean_strip import LeanStrip
+from gputui.ui.render.row_messages import RowHighlighted as _RowHighlighted
+from gputui.ui.render.row_messages import RowSelected as _RowSelected
+from gputui.ui.render.row_order import ColumnSpec, Row
 
-Row = tuple[str, object]  # key, the row's data (compared with ==; cells are built from it)
-ColumnSpec = tuple[str, str, int]  # key, label, width in cells
 _MISSING = object()
 _OVERS = ("none", "odd", "cursor", "header")  # row styles laid over cells, by number (see RowTable._over)
 # A cell as segments: (the cell, its segments, first segment's style and text, the rest, the last one's style).
 _CellSegments = tuple[Text, list[Segment], "Style | None", str, list[Segment], "Style | None"]
-_ARROWS = {False: " ▲", True: " ▼"}
 _LINES_LIMIT = 1024
 _SEGMENTS_LIMIT = 8192
-
-
-class _KeptScrollBar(KeptLines, ScrollBar):
-    """The table's scrollbar, drawn again only when it changes (the compositor asks for it at every refresh)."""
 
 
 class RowTable(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
@@ -75,29 +71,8 @@ class RowTable(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
     }
     """
 
-    class RowHighlighted(Message):
-        """The cursor moved onto another row (or the row under it was replaced)."""
-
-        def __init__(self, table: RowTable, key: str | None) -> None:
-            super().__init__()
-            self.table = table
-            self.key = key
-
-        @property
-        def control(self) -> RowTable:
-            return self.table
-
-    class RowSelected(Message):
-        """Enter was pressed on a row (or it was clicked twice)."""
-
-        def __init__(self, table: RowTable, key: str) -> None:
-            super().__init__()
-            self.table = table
-            self.key = key
-
-        @property
-        def control(self) -> RowTable:
-            return self.table
+    RowHighlighted: TypeAlias = _RowHighlighted
+    RowSelected: TypeAlias = _RowSelected
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
@@ -169,21 +144,10 @@ class RowTable(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
         self._update_virtual_size()
         self.refresh()
 
-    def _sorted(self, rows: Sequence[Row]) -> Sequence[Row]:
-        column = self.sort_column
-        if column is None:
-            return rows
-        keyed = [(self.sort_value(column, data), key, data) for key, data in rows]
-        known = [r for r in keyed if r[0] is not None]
-        try:
-            known.sort(key=lambda r: r[0], reverse=self.sort_reverse)  # type: ignore[arg-type,return-value]
-        except TypeError:  # values of mixed types: compare them as text
-            known.sort(key=lambda r: str(r[0]), reverse=self.sort_reverse)
-        return [(k, d) for _, k, d in known] + [(k, d) for v, k, d in keyed if v is None]
-
     def sync(self, rows: Sequence[Row]) -> int:
         """Show ``rows`` (sorted if a sort column is set), keeping the cursor on its key; returns rows changed."""
-        rows = self._sorted(rows)
+        if self.sort_column is not None:
+            rows = row_order.sorted_rows(rows, self.sort_column, self.sort_reverse, self.sort_value)
         keys = [k for k, _ in rows]
         reordered = keys != self._order
         if reordered:
@@ -218,17 +182,7 @@ class RowTable(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
         if height <= 0 or width <= 0:
             self.refresh()
             return
-        # One region per run of neighbouring rows: each region is handled on its own down to the compositor.
-        regions: list[Region] = []
-        start = end = -2
-        for y in sorted(i - top + 1 for i in indexes if 0 <= i - top < height - 1):
-            if y > end:
-                if end >= 0:
-                    regions.append(Region(0, start, width, end - start))
-                start = y
-            end = y + 1
-        if end >= 0:
-            regions.append(Region(0, start, width, end - start))
+        regions = row_order.row_regions(indexes, top, height, width)
         if regions:
             self.refresh(*regions)
 
@@ -252,10 +206,7 @@ class RowTable(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
         keys = [k for k, _, _ in self.columns if k in self.sortable]
         if not keys:
             return None
-        nxt = keys[0] if self.sort_column not in keys else None
-        if self.sort_column in keys:
-            i = keys.index(self.sort_column)
-            nxt = keys[i + 1] if i + 1 < len(keys) else None
+        nxt = row_order.next_column(keys, self.sort_column)
         self.sort_by(nxt, reverse=False)
         return nxt
 
@@ -308,12 +259,7 @@ class RowTable(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
 
     def column_at(self, x: int) -> str | None:
         """The key of the column drawn at content offset ``x``."""
-        left = 0
-        for key, _, w in self.columns:
-            left += w + 2
-            if x < left:
-                return key
-        return None
+        return row_order.column_at(self.columns, x)
 
     def on_click(self, event: events.Click) -> None:
         if event.y == 0:
@@ -332,9 +278,9 @@ class RowTable(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
     # -- drawing -------------------------------------------------------------------------------
     @property
     def vertical_scrollbar(self) -> ScrollBar:
-        """Textual's vertical scrollbar, made as a _KeptScrollBar (as Widget.vertical_scrollbar makes its own)."""
+        """Textual's vertical scrollbar, made as a KeptScrollBar (as Widget.vertical_scrollbar makes its own)."""
         if self._vertical_scrollbar is None:
-            bar = self._vertical_scrollbar = _KeptScrollBar(
+            bar = self._vertical_scrollbar = KeptScrollBar(
                 vertical=True, name="vertical", thickness=self.scrollbar_size_vertical
             )
             bar.display = False
@@ -356,17 +302,9 @@ class RowTable(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
 
     def _style(self, name: str) -> Style:
         if self._styles is None:
-            self._styles = {
-                "base": self.base_style,
-                "header": self.get_component_rich_style("rowtable--header"),
-                "cursor": self.get_component_rich_style("rowtable--cursor"),
-                "odd": self.get_component_rich_style("rowtable--odd"),
-            }
-            # Row styles laid over cells only set background and weight: the cells' colours carry meaning.
-            for name_ in ("cursor", "odd"):
-                s = self._styles[name_]
-                self._styles[f"over-{name_}"] = Style(bgcolor=s.bgcolor, bold=s.bold)
-            self._styles["over-none"] = Style()
+            get = self.get_component_rich_style
+            self._styles = row_order.row_styles(self.base_style, get("rowtable--header"), get("rowtable--cursor"),
+                                      get("rowtable--odd"))  # fmt: skip
         return self._styles[name]
 
     def _over(self, name: str) -> int:
@@ -419,14 +357,6 @@ class RowTable(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
             return LeanStrip(segments, width)
         return LeanStrip(segments, used).crop(0, width)
 
-    def _header_cells(self) -> list[Text]:
-        out = []
-        for key, label, _ in self.columns:
-            if key == self.sort_column:
-                label += _ARROWS[self.sort_reverse]
-            out.append(Text(label, no_wrap=True))
-        return out
-
     def render_line(self, y: int) -> Strip:
         return self.render_strips(range(y, y + 1))[0]
 
@@ -443,7 +373,8 @@ class RowTable(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
             key: tuple[object, ...] = ("header", width, len(self.columns), self.sort_column, self.sort_reverse)
             strip = self._lines.get(key)
             if strip is None:
-                strip = self._render_cells(self._header_cells(), width, self._over("header"))
+                header = row_order.header_cells(self.columns, self.sort_column, self.sort_reverse)
+                strip = self._render_cells(header, width, self._over("header"))
                 self._lines[key] = strip
             return strip
         index = top + y - 1

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gputui.core.scheduler.allocation import Allocation, NodeGrant
-from gputui.core.scheduler.placement import Ask, compares, gang, host_take
+from gputui.core.scheduler.place.placement import Ask, compares, gang, host_take
 from gputui.core.scheduler.policies.base import NodeView, Policy
 from gputui.core.scheduler.state import ANY, CPU, ClusterState, NodeState
 

@@ -7,10 +7,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from gputui.slurm import json_values as jv
 from gputui.slurm.errors import SlurmError
-from gputui.slurm.gres import GresItem, parse_gres
-from gputui.slurm.keyvalue import Record, parse_records
+from gputui.slurm.formats import json_values as jv
+from gputui.slurm.formats.gres import GresItem, parse_gres
+from gputui.slurm.formats.keyvalue import Record, parse_records
 
 #: Node states and flags under which Slurm starts no new job on the node.
 UNAVAILABLE = frozenset({

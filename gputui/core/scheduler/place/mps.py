@@ -8,7 +8,7 @@ queue) and the decision warns about.
 from __future__ import annotations
 
 from gputui.core.scheduler.allocation import Allocation, GpuGrant, NodeGrant
-from gputui.core.scheduler.placement import Ask, compares, gang, host_take
+from gputui.core.scheduler.place.placement import Ask, compares, gang, host_take
 from gputui.core.scheduler.policies.base import NodeView, Policy
 from gputui.core.scheduler.state import ANY, MPS, MPS_ROOM, ClusterState, GpuUnit, NodeState
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gputui.core.scheduler.errors import RequestError
-from gputui.core.scheduler.hostlist import compress_hostlist, expand_hostlist
+from gputui.core.scheduler.parse.hostlist import compress_hostlist, expand_hostlist
 from gputui.slurm.errors import SlurmError
 
 

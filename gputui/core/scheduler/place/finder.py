@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from gputui.core.scheduler import place_cpu, place_mig, place_mps, place_share, place_whole
 from gputui.core.scheduler.allocation import Allocation
-from gputui.core.scheduler.placement import Ask
+from gputui.core.scheduler.place import cpu as place_cpu
+from gputui.core.scheduler.place import mig as place_mig
+from gputui.core.scheduler.place import mps as place_mps
+from gputui.core.scheduler.place import share as place_share
+from gputui.core.scheduler.place import whole as place_whole
+from gputui.core.scheduler.place.placement import Ask
 from gputui.core.scheduler.policies.base import Policy
 from gputui.core.scheduler.state import ClusterState
 

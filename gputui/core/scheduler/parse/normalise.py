@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 
 from gputui.core.scheduler.errors import RequestError
-from gputui.core.scheduler.gres import GpuItem
+from gputui.core.scheduler.parse.gres import GpuItem
 from gputui.core.scheduler.request import JobRequest
 
 MPS_PERCENT_VAR = "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE"

@@ -1,4 +1,4 @@
-"""``python -m gputui.jobs.wrapper JOBDIR -- ARGV...``: run one local job and leave its exit in JOBDIR.
+"""``python -m gputui.jobs.runners.wrapper JOBDIR -- ARGV...``: run one local job and leave its exit in JOBDIR.
 
 The wrapper leads the job's process group. It first writes ``wrapper.json`` (its pid and start time), runs the
 command by argv, waits, and writes ``exit.json`` (exit code, signal, end time) atomically, so the job's end is
@@ -62,7 +62,7 @@ def run(job_dir: Path, argv: list[str]) -> int:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if len(args) < 3 or args[1] != "--":
-        print("usage: python -m gputui.jobs.wrapper JOBDIR -- COMMAND [ARG...]", file=sys.stderr)
+        print("usage: python -m gputui.jobs.runners.wrapper JOBDIR -- COMMAND [ARG...]", file=sys.stderr)
         return 2
     return run(Path(args[0]), args[2:])
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gputui.core.scheduler.allocation import Allocation, GpuGrant, MigGrant, NodeGrant
-from gputui.core.scheduler.placement import Ask, bits, candidate_nodes, compares, gang, host_take
+from gputui.core.scheduler.place.placement import Ask, bits, candidate_nodes, compares, gang, host_take
 from gputui.core.scheduler.policies.base import NodeView, Policy
 from gputui.core.scheduler.state import ANY, ClusterState, GpuUnit, NodeState
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from gputui.core.scheduler.normalise import build_request
-from gputui.core.scheduler.options import parse_tokens, tokenize
+from gputui.core.scheduler.parse.normalise import build_request
+from gputui.core.scheduler.parse.options import parse_tokens, tokenize
 from gputui.core.scheduler.request import JobRequest
 
 _EXPORT = re.compile(r"^\s*export\s+([A-Za-z_][A-Za-z0-9_]*)=(.*)$")

@@ -11,11 +11,11 @@ import shlex
 from collections.abc import Sequence
 
 from gputui.core.scheduler.errors import RequestError
-from gputui.core.scheduler.gres import parse_gpu_ids, parse_gpu_spec, parse_gres
-from gputui.core.scheduler.hostlist import expand_hostlist
-from gputui.core.scheduler.normalise import RawOptions, build_request
+from gputui.core.scheduler.parse.gres import parse_gpu_ids, parse_gpu_spec, parse_gres
+from gputui.core.scheduler.parse.hostlist import expand_hostlist
+from gputui.core.scheduler.parse.normalise import RawOptions, build_request
+from gputui.core.scheduler.parse.timespec import parse_time_limit
 from gputui.core.scheduler.request import DEPENDENCY_TYPES, JobRequest
-from gputui.core.scheduler.timespec import parse_time_limit
 
 # canonical long name -> takes a value ("yes" / "no" / "optional")
 _LONG = {

@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 
 from gputui.core.model import ClusterSnapshot
-from gputui.core.scheduler.timespec import UNLIMITED
+from gputui.core.scheduler.parse.timespec import UNLIMITED
 from gputui.jobs.overlay import overlay, overlay_pids
 from gputui.jobs.records import JobRecord
-from gputui.jobs.runner import Exit, Launch
+from gputui.jobs.runners.base import Exit, Launch
 
 DEFAULT_DURATION_S = 300
 

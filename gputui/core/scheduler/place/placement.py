@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from gputui.core.scheduler.allocation import Allocation, NodeGrant
-from gputui.core.scheduler.host import ALL_MEMORY, host_need
+from gputui.core.scheduler.place.host import ALL_MEMORY, host_need
 from gputui.core.scheduler.policies.base import Policy
 from gputui.core.scheduler.request import JobRequest
 from gputui.core.scheduler.state import ANY, CPU, MEM, MILLI, MPS, SHARD, ClusterState, NodeState

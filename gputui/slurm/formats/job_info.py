@@ -8,11 +8,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from gputui.slurm import json_values as jv
 from gputui.slurm.errors import SlurmError
-from gputui.slurm.gres import GresItem, parse_gres
-from gputui.slurm.hosts import expand
-from gputui.slurm.keyvalue import Record, parse_records
+from gputui.slurm.formats import json_values as jv
+from gputui.slurm.formats.gres import GresItem, parse_gres
+from gputui.slurm.formats.hosts import expand
+from gputui.slurm.formats.keyvalue import Record, parse_records
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,13 +21,15 @@ from gputui.core.model import ClusterSnapshot
 from gputui.jobs.errors import JobError
 from gputui.jobs.procstat import host_name, is_alive, read_stat, start_ticks
 from gputui.jobs.records import JobRecord
-from gputui.jobs.runner import Exit, Launch
+from gputui.jobs.runners.base import Exit, Launch
+from gputui.jobs.runners.wrapper import EXIT_FILE, WRAPPER_FILE, read_json
 from gputui.jobs.submission import interpreter
-from gputui.jobs.wrapper import EXIT_FILE, WRAPPER_FILE, read_json
 from gputui.statedir import create_private_file, make_private_dir, write_private_file
 
 # Started with -c so that the wrapper imports this very gputui, wherever the job's working directory is.
-_BOOT = "import sys; sys.path.insert(0, sys.argv.pop(1)); from gputui.jobs.wrapper import main; sys.exit(main())"
+_BOOT = (
+    "import sys; sys.path.insert(0, sys.argv.pop(1)); from gputui.jobs.runners.wrapper import main; sys.exit(main())"
+)
 _PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent.parent)
 
 #: Inherited variables that would mislead a job about what it was given; the decision's own replace them.

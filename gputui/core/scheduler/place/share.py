@@ -7,7 +7,7 @@ holds each node's best GPU, so the nodes tried are only those where the share fi
 from __future__ import annotations
 
 from gputui.core.scheduler.allocation import Allocation, GpuGrant, NodeGrant
-from gputui.core.scheduler.placement import Ask, compares, gang, host_take
+from gputui.core.scheduler.place.placement import Ask, compares, gang, host_take
 from gputui.core.scheduler.policies.base import NodeView, Policy
 from gputui.core.scheduler.state import ANY, MILLI_STEP, SHARD, ClusterState, GpuUnit, NodeState
 
