@@ -8,8 +8,8 @@ import time
 import pytest
 from conftest import FIXTURES
 
-from gputui.slurm.formats import json_values as jv
 from gputui.slurm.errors import SlurmError
+from gputui.slurm.formats import json_values as jv
 from gputui.slurm.formats.gres import GresItem, parse_gres, parse_tres_gres
 from gputui.slurm.formats.hosts import expand
 from gputui.slurm.formats.job_info import jobs_from_json, jobs_from_text, text_duration
