@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     from gputui.core.scheduler.build import state_from_snapshot, state_from_specs
     from gputui.core.scheduler.explain import explain
     from gputui.core.scheduler.parse.hostlist import compress_hostlist
-    from gputui.core.scheduler.request import cpu_text, mib_text
+    from gputui.core.scheduler.request import cpu_number, cpu_text, mib_text
 
     config = SchedulerConfig(mig_dynamic=args.dynamic_mig, foreign_busy=not args.ignore_foreign, policy=args.policy)
     if args.synthetic:
@@ -113,8 +113,10 @@ def run(args: argparse.Namespace) -> int:
     print(f"would start now on {compress_hostlist(d.allocation.node_names)} ({request.describe()})")
     for ng in d.allocation.nodes:
         node = state.by_name[ng.node]
-        took, free = cpu_text(ng.cpu_milli), cpu_text(node.cpu_free + ng.cpu_milli, "free ")
-        cpus = f"{took.split()[0]} of {free}" if node.cpus is not None else took
+        if node.cpus is not None:
+            cpus = f"{cpu_number(ng.cpu_milli)} of {cpu_text(node.cpu_free + ng.cpu_milli, 'free ')}"
+        else:
+            cpus = cpu_text(ng.cpu_milli)
         mem = f"{mib_text(ng.mem_mib)} of {mib_text(node.mem_free + ng.mem_mib)} free memory" if ng.mem_mib else ""
         print(f"  {ng.node}: {cpus}" + (f", {mem}" if mem else "") + ("" if ng.gpus else ", no GPU"))
         for g in ng.gpus:

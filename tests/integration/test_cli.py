@@ -116,3 +116,18 @@ def test_python_dash_m_runs_without_a_traceback_on_bad_input() -> None:
         [sys.executable, "-m", "gputui", "snapshot", "/nonexistent.gtrec"], capture_output=True, text=True
     )
     assert p.returncode == 2 and p.stderr == "gputui: /nonexistent.gtrec: no such file\n"
+
+
+def test_plan_says_where_a_cpu_job_starts_and_refuses_one_no_node_can_hold(capsys) -> None:  # type: ignore[no-untyped-def]
+    spec = "node[01-04]:4:A100-40GB"
+    code, out, _ = run(capsys, "plan", "--synthetic", spec, "--", "-c", "8", "--mem=32G", "--", "true")
+    assert code == 0
+    assert out.splitlines()[:2] == [
+        "would start now on node01 (8 CPUs, 32 GiB per node)",
+        "  node01: 8 of 64 free CPUs, 32 GiB of 512 GiB free memory, no GPU",
+    ]
+    assert "    CUDA_VISIBLE_DEVICES=\n" in out
+    code, out, _ = run(capsys, "plan", "--synthetic", spec, "--", "--cpu-milli=2500", "--gpu-milli=460")
+    assert code == 0 and "  node01: 2.5 of 64 free CPUs\n" in out and "46.0 % of the GPU" in out
+    code, _, err = run(capsys, "plan", "--synthetic", spec, "--", "-c", "80", "--", "true")
+    assert (code, err) == (2, "gputui: --cpus-per-task: needs 80 CPUs on a node; the largest node has 64\n")

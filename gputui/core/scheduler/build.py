@@ -146,16 +146,13 @@ def state_from_snapshot(
     own = set(own_pids)
     for ns in snapshot.nodes:
         res = ns.resources
-        cpus = mem = None
-        if res is not None:
-            cpus = None if res.cpus is None else max(0, res.cpus - (res.cpus_alloc or 0))
-            mem = None if res.memory_mib is None else max(0, res.memory_mib - (res.memory_alloc_mib or 0))
         node: NodeState = state.add_node(ns.name, res.cpus if res else None, res.memory_mib if res else None,
                                          ns.features)  # fmt: skip
-        if cpus is not None and node.cpus is not None and cpus < node.cpus:
-            state.take_host(node, (node.cpus - cpus) * 1000, 0, 1)  # the workload manager's jobs hold them
-        if mem is not None and node.mem is not None and mem < node.mem:
-            node.mem_free = mem
+        if res is not None:  # what the workload manager's own jobs hold (never more than there is)
+            held_cpus = min(res.cpus_alloc or 0, node.cpus or 0) * 1000
+            held_mem = min(res.memory_alloc_mib or 0, node.mem or 0)
+            if held_cpus or held_mem:
+                state.take_host(node, held_cpus, held_mem, 1)  # counted as a job there: the node is not idle
         shard_left = _shards(ns, config)
         for gs in ns.gpus:
             model = model_for(gs.name)
@@ -193,7 +190,6 @@ def state_from_snapshot(
                 g.shards_used = min(g.shards, shard_left[1])  # Slurm says how many, not on which GPU: in index order
                 shard_left[1] -= g.shards_used
             state.add_gpu(node, g)
-        state._refresh_idle(node)
     return state
 
 

@@ -153,7 +153,11 @@ def mib_text(mib: int) -> str:
     return f"{mib} MiB"
 
 
+def cpu_number(milli: int) -> str:
+    """'4', '0.5' from thousandths of CPUs."""
+    return f"{milli // 1000}" if milli % 1000 == 0 else f"{milli / 1000:g}"
+
+
 def cpu_text(milli: int, adjective: str = "") -> str:
     """'4 CPUs', '1 free CPU', '0.5 CPUs' from thousandths of CPUs."""
-    n = f"{milli // 1000}" if milli % 1000 == 0 else f"{milli / 1000:g}"
-    return f"{n} {adjective}CPU{'' if milli == 1000 else 's'}"
+    return f"{cpu_number(milli)} {adjective}CPU{'' if milli == 1000 else 's'}"

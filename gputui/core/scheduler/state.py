@@ -30,6 +30,14 @@ MILLI_STEP = 25
 MEM = "mem"
 #: The "mem" index counts free host memory in steps of this many MiB (rounded up).
 MEM_STEP = 8192
+#: The "cpu" index counts free CPUs whole (CPUs are kept in thousandths), rounded up.
+CPU_STEP = 1000
+
+
+def in_steps(amount: int, step: int) -> int:
+    """``amount`` in an index's unit of ``step``, rounded up, so that a node where something fits is never left out
+    (the placer then checks the exact figure)."""
+    return -(-amount // step)
 
 
 class ClusterState:
@@ -72,7 +80,7 @@ class ClusterState:
         if mem is None:
             self.unknown_mem |= node.bit
         elif MEM in self.share_keys and mem > 0:
-            self._add(node, MEM, -(-mem // MEM_STEP))
+            self._add(node, MEM, in_steps(mem, MEM_STEP))
         self._refresh_idle(node)
         return node
 
@@ -81,12 +89,12 @@ class ClusterState:
         if cpu_milli and node.cpus is not None:
             old = node.cpu_free
             node.cpu_free = new = old - sign * cpu_milli
-            if CPU in self.share_keys and (d := -(-new // 1000) - -(-old // 1000)):
+            if CPU in self.share_keys and (d := in_steps(new, CPU_STEP) - in_steps(old, CPU_STEP)):
                 self._add(node, CPU, d)
         if mem and node.mem is not None:
             old = node.mem_free
             node.mem_free = new = old - sign * mem
-            if MEM in self.share_keys and (d := -(-new // MEM_STEP) - -(-old // MEM_STEP)):
+            if MEM in self.share_keys and (d := in_steps(new, MEM_STEP) - in_steps(old, MEM_STEP)):
                 self._add(node, MEM, d)
         node.jobs += sign
         if node.jobs == (sign > 0):  # idleness can only change on the first job in or the last one out
@@ -144,16 +152,20 @@ class ClusterState:
                     out[k] = out.get(k, 0) + n
         return out
 
+    @staticmethod
+    def mps_room(g: GpuUnit) -> int:
+        """The percentage a new MPS share may take on ``g`` before its sum passes 100 (0 if it takes none)."""
+        return max(0, 100 - g.mps_pct) if MPS in g.contrib else 0
+
     def best_of(self, g: GpuUnit) -> tuple[int, int, int]:
         """What ``g`` offers to the node's best-of keys now: (MPS room under 100 %, free shards, free thousandths)."""
-        c = g.contrib
-        room = max(0, 100 - g.mps_pct) if MPS in c else 0
+        room = self.mps_room(g)
         if g.lost or g.busy or g.mig or g.holder is not None or g.node.exclusive is not None:
             return (room, 0, 0)
         if g.mps_jobs or g.foreign_clients:
             return (room, 0, 0)
         shards = g.shards - g.shards_used if (g.shards and not g.milli_used and SHARD in self.share_keys) else 0
-        milli = -(-(1000 - g.milli_used) // MILLI_STEP) if (not g.shards_used and MILLI in self.share_keys) else 0
+        milli = in_steps(1000 - g.milli_used, MILLI_STEP) if (not g.shards_used and MILLI in self.share_keys) else 0
         return (room, shards, milli)
 
     def _refresh_best(self, node: NodeState) -> None:
@@ -191,11 +203,11 @@ class ClusterState:
         for node in self.nodes:
             if key == CPU:
                 if node.cpus is not None and node.cpu_free > 0:
-                    self._add(node, CPU, -(-node.cpu_free // 1000))
+                    self._add(node, CPU, in_steps(node.cpu_free, CPU_STEP))
                 continue
             if key == MEM:
                 if node.mem is not None and node.mem_free > 0:
-                    self._add(node, MEM, -(-node.mem_free // MEM_STEP))
+                    self._add(node, MEM, in_steps(node.mem_free, MEM_STEP))
                 continue
             for g in node.gpus:
                 self.touch(g)
@@ -243,7 +255,7 @@ class ClusterState:
                 g.best = b
                 self._refresh_best(g.node)
         elif g.mps_on:  # the usual case: only the MPS room can change
-            room = 100 - g.mps_pct if MPS in new and g.mps_pct < 100 else 0
+            room = self.mps_room(g)
             if room != g.best[0]:
                 g.best = (room, 0, 0)
                 self._refresh_room(g.node)
@@ -312,9 +324,9 @@ class ClusterState:
         memory indexes count in steps), for a cheap cut before the per-node loop of a job that needs much."""
         m = self.all_mask
         if cpu_milli > 1000 and CPU in self.share_keys:
-            m &= self.at_least_mask(CPU, -(-cpu_milli // 1000)) | self.unknown_cpus
+            m &= self.at_least_mask(CPU, in_steps(cpu_milli, CPU_STEP)) | self.unknown_cpus
         if mem > 0 and MEM in self.share_keys:
-            m &= self.at_least_mask(MEM, -(-mem // MEM_STEP)) | self.unknown_mem
+            m &= self.at_least_mask(MEM, in_steps(mem, MEM_STEP)) | self.unknown_mem
         return m
 
     def mask_of(self, names: tuple[str, ...] | list[str]) -> int:
@@ -363,11 +375,11 @@ class ClusterState:
             if n.cpus is not None:
                 assert 0 <= n.cpu_free <= n.cpu_milli, f"{n.name}: {n.cpu_free} of {n.cpu_milli} milli-CPUs free"
                 if n.cpu_free and CPU in self.share_keys:
-                    counts.setdefault(CPU, {})[n.idx] = -(-n.cpu_free // 1000)
+                    counts.setdefault(CPU, {})[n.idx] = in_steps(n.cpu_free, CPU_STEP)
             if n.mem is not None:
                 assert 0 <= n.mem_free <= n.mem, f"{n.name}: {n.mem_free} of {n.mem} MiB free"
                 if n.mem_free and MEM in self.share_keys:
-                    counts.setdefault(MEM, {})[n.idx] = -(-n.mem_free // MEM_STEP)
+                    counts.setdefault(MEM, {})[n.idx] = in_steps(n.mem_free, MEM_STEP)
             assert unpristine == n.unpristine, f"{n.name}: unpristine {n.unpristine} != {unpristine}"
             if unpristine == 0 and n.exclusive is None and n.jobs == 0 and (n.gpus or n.cpus is not None):
                 idle |= n.bit

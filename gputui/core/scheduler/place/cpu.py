@@ -5,12 +5,12 @@ from __future__ import annotations
 from gputui.core.scheduler.allocation import Allocation, NodeGrant
 from gputui.core.scheduler.place.placement import Ask, compares, gang, host_take
 from gputui.core.scheduler.policies.base import NodeView, Policy
-from gputui.core.scheduler.state import ANY, CPU, ClusterState, NodeState
+from gputui.core.scheduler.state import ANY, CPU, CPU_STEP, ClusterState, NodeState, in_steps
 
 
 def place(state: ClusterState, ask: Ask, policy: Policy) -> Allocation | None:
     n = ask.request.nodes or 1
-    whole = -(-ask.cpu_milli // 1000)  # the CPU index's unit: whole CPUs free, rounded up
+    whole = in_steps(ask.cpu_milli, CPU_STEP)  # the CPU index's unit
     if state.top(CPU) < whole and not state.unknown_cpus:
         return None  # no node has that many CPUs free: answered without looking at one
     workload = state.config.workload

@@ -9,7 +9,7 @@ from __future__ import annotations
 from gputui.core.scheduler.allocation import Allocation, GpuGrant, NodeGrant
 from gputui.core.scheduler.place.placement import Ask, compares, gang, host_take
 from gputui.core.scheduler.policies.base import NodeView, Policy
-from gputui.core.scheduler.state import ANY, MILLI_STEP, SHARD, ClusterState, GpuUnit, NodeState
+from gputui.core.scheduler.state import ANY, MILLI_STEP, SHARD, ClusterState, GpuUnit, NodeState, in_steps
 
 
 def share_free(g: GpuUnit, shard: bool) -> int:
@@ -23,7 +23,7 @@ def place(state: ClusterState, ask: Ask, policy: Policy) -> Allocation | None:
     req = ask.request
     shard = ask.key == SHARD
     want = (req.shards if shard else req.gpu_milli) or 0
-    at_least = want if shard else -(-want // MILLI_STEP)  # the index's unit; the index finds no node if none has
+    at_least = want if shard else in_steps(want, MILLI_STEP)  # the index's unit; the index finds no node if none has
     tag, mem = ask.tag, req.gpu_mem_mib
     n = req.nodes or 1
     workload = state.config.workload
