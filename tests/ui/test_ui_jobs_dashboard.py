@@ -113,3 +113,25 @@ async def test_a_job_from_another_shell_runs_shows_and_cancels_in_the_paused_das
         await until(pilot, lambda: any(r.id == job.id and r.state == CANCELLED for r in app.state.jobs_records))
         await until(pilot, lambda: not job_pids(app.state.snapshot, job.id))
         assert held[0] not in app.state.jobs_by_gpu
+
+
+async def test_a_cpu_only_job_runs_in_the_dashboard_on_cpus_and_holds_no_gpu(dashboard) -> None:  # type: ignore[no-untyped-def]
+    from gputui.ui.widgets.jobs_table import JobsTable
+
+    app, service, state = dashboard
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.feed.poll_count >= 1 and service.owner)
+        held_before = dict(app.state.jobs_by_gpu)
+        other = shell_service(state, service.cluster)
+        try:
+            job = other.submit("-c 4 --mem=8G -t 30:00 -J etl", ["python", "etl.py"])
+        finally:
+            other.close()
+        await until(pilot, lambda: any(r.id == job.id and r.state == RUNNING for r in app.state.jobs_records))
+        assert app.state.jobs_by_gpu == held_before  # it takes CPUs and memory, no GPU
+        await pilot.press("j")
+        await until(pilot, lambda: app.job_keys.jobs_view() is not None and app.job_keys.jobs_view().display)
+        table = app.job_keys.jobs_view().query_one(JobsTable)
+        await until(pilot, lambda: str(job.id) in table.row_order)
+        row = [c.plain for c in table.get_row(str(job.id))]
+        assert "CPU" in row and "node01 (4 CPUs, 8 GiB)" in row
