@@ -35,7 +35,8 @@ from gputui.slurm.job_events import transition
 from gputui.slurm.job_records import mps_per_gpu, to_record
 from gputui.slurm.requests import UNEXPRESSED
 from gputui.slurm.source import SlurmPoll, SlurmSource
-from gputui.slurm.whatif import SLURM_CONFIG, comparison, predict
+from gputui.slurm.settings import SlurmSettings
+from gputui.slurm.whatif import comparison, predict
 
 #: Ended jobs kept after Slurm forgets them (squeue shows them for MinJobAge, 300 s by default).
 KEEP_ENDED = 2000
@@ -82,7 +83,9 @@ class SlurmJobs:
         self.source = source
         self.cluster = f"slurm:{source.cluster_name}"
         self.client = source.client
-        self.config = config or SLURM_CONFIG
+        self.config = config  # None: set up from the cluster's own configuration (SlurmSettings)
+        self._config_text: str | None = None
+        self._config_read = False
         self.user = user or current_user()
         self.wall = wall
         self._lock = threading.RLock()
@@ -194,7 +197,7 @@ class SlurmJobs:
         if who.uid != os.getuid():
             raise JobRefused(f"sbatch submits as the user running gputui; it cannot submit for {who.name}")
         words = submission.words_of(options)
-        sub = submission.build(options, command, script)
+        sub = submission.build(options, command, script, slurm=True)
         opts = calls.option_words(words, len(sub.command), bool(command) or script is not None)
         calls.check_for_slurm(opts, sub.request)
         prediction, problem = self._predict_quietly(sub.request)
@@ -240,12 +243,28 @@ class SlurmJobs:
         with self._lock:
             running = [r for r in self._records.values() if r.running]
             pending = [r for r in self._records.values() if r.pending and r.id != leave_out]
-        return predict(poll, running, pending, request, self.now(), self.config)
+            ended = [r for r in self._records.values() if r.ended]
+        settings = self.settings(poll)
+        config = self.config or settings.scheduler_config()
+        return predict(poll, running, pending, request, self.now(), config, settings, ended)
+
+    def settings(self, poll: SlurmPoll) -> SlurmSettings:
+        """The cluster's placement-relevant configuration (``scontrol show config`` is asked once)."""
+        if not self._config_read:
+            self._config_read = True
+            try:
+                self._config_text = self.client.output(("scontrol", "show", "config"))
+            except SlurmError:
+                self._config_text = None  # Slurm's defaults
+        return SlurmSettings.read(self._config_text, poll.nodes)
 
     def preview(self, options: str | Sequence[str], script: str | os.PathLike[str] | None = None) -> Preview:
         """Where gputui's scheduler would put the request on the cluster as Slurm reported it; Slurm decides."""
         words = submission.words_of(options)
-        request = parse_script(submission.read_script(script), words) if script is not None else parse_options(words)
+        if script is not None:
+            request = parse_script(submission.read_script(script), words, slurm=True)
+        else:
+            request = parse_options(words, slurm=True)
         calls.check_for_slurm(words, request)
         return self._predict(request)
 
