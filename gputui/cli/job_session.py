@@ -48,12 +48,12 @@ def open_service(
     """The job service for ``source`` on the store in ``root`` (default: the user's state directory); for a
     Slurm cluster, the Slurm back end (Slurm keeps the jobs, so no store is opened). ``events_after``: the
     newest event id the caller has seen (default: the store's newest now); later ones come from its ticks."""
+    root = state_dir() if root is None else make_private_dir(root)
+    store = JobStore(root / DB_NAME, busy_timeout_s=busy_timeout_s)
     if is_slurm(source):
         from gputui.slurm import SlurmJobs, SlurmSource
 
-        return SlurmJobs(cast(SlurmSource, source), config=config, user=user)
-    root = state_dir() if root is None else make_private_dir(root)
-    store = JobStore(root / DB_NAME, busy_timeout_s=busy_timeout_s)
+        return SlurmJobs(cast(SlurmSource, source), config=config, user=user, store=store)
     cluster = cluster_key(source_arg, source)
     return JobService(store, runner_for(source, root, grace_s), cluster, config, user, events_after=events_after)
 

@@ -67,8 +67,11 @@ def is_batch_script(path: str) -> bool:
 
 
 def build(
-    options: str | Sequence[str] = "", command: Sequence[str] = (), script: str | os.PathLike[str] | None = None,
-    *, slurm: bool = False,
+    options: str | Sequence[str] = "",
+    command: Sequence[str] = (),
+    script: str | os.PathLike[str] | None = None,
+    *,
+    slurm: bool = False,
 ) -> Submission:
     """Parse a submission; raises RequestError (bad options) or JobError (no command, unreadable script).
     ``slurm``: for Slurm, which is handed the options untouched (see ``parse_options``)."""

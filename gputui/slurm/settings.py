@@ -17,6 +17,8 @@ from dataclasses import dataclass, field, replace
 from gputui.core.scheduler.allocation import Allocation, GpuGrant
 from gputui.core.scheduler.config import SchedulerConfig
 from gputui.core.scheduler.request import JobRequest
+from gputui.slurm.commands import SlurmClient
+from gputui.slurm.errors import SlurmError
 from gputui.slurm.formats.nodes import SlurmNode
 from gputui.slurm.job_records import mps_per_gpu
 
@@ -31,6 +33,14 @@ def parse_config(text: str) -> dict[str, str]:
         if m:
             out.setdefault(m.group(1), m.group(2))
     return out
+
+
+def read_config(client: SlurmClient) -> str:
+    """``scontrol show config``; empty (Slurm's defaults apply) when it does not answer."""
+    try:
+        return client.output(("scontrol", "show", "config"))
+    except SlurmError:
+        return ""
 
 
 def _mib(value: str | None) -> int | None:

@@ -13,8 +13,9 @@ Before placement come Slurm's own gates: a request no node could ever hold is re
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from typing import Any
 
 from gputui.core.model import ClusterSnapshot, GpuSnapshot, MpsDaemon, NodeResources, NodeSnapshot, ProcessInfo
 from gputui.core.scheduler import ledger
@@ -28,6 +29,7 @@ from gputui.jobs.preview import preview_in
 from gputui.jobs.records import COMPLETED, JobRecord
 from gputui.jobs.restore import build_scheduler
 from gputui.jobs.views import Preview
+from gputui.slurm.outcome import allocation_map, outcome_of
 from gputui.slurm.requests import UNEXPRESSED
 from gputui.slurm.settings import SlurmSettings, plain_allocation
 from gputui.slurm.source import SlurmPoll
@@ -178,14 +180,24 @@ def where(alloc: Allocation | None) -> str:
     """``node01:0,1 node02:3``: nodes and GPU indices only, the part both schedulers can be compared on."""
     if alloc is None:
         return "nowhere"
-    return " ".join(f"{ng.node}:{','.join(str(g.index) for g in ng.gpus) or 'CPUs'}" for ng in alloc.nodes)
+    return where_map(allocation_map(alloc))
 
 
-def comparison(predicted: Preview | None, actual: Allocation | None) -> str:
-    """``predicted node01:0,1; Slurm placed node01:0,1 (same)`` or ``... (differs)``."""
+def where_map(allocation: Mapping[str, Sequence[int]]) -> str:
+    """:func:`where` of an answer's ``allocation`` (node -> IDX)."""
+    return " ".join(f"{node}:{','.join(str(i) for i in idx) or 'CPUs'}" for node, idx in allocation.items())
+
+
+def comparison(predicted: Preview | Mapping[str, Any] | None, actual: Allocation | None) -> str:
+    """``predicted node01:0,1; Slurm placed node01:0,1 (same)`` or ``... (differs)``; ``predicted`` is a preview
+    or a kept answer (:func:`~gputui.slurm.outcome.outcome_of`)."""
     if predicted is None:
         return f"Slurm placed {where(actual)}"
-    if predicted.allocation is None:
-        return f"gputui predicted it would wait ({predicted.reason}); Slurm placed {where(actual)}"
-    same = places(predicted.allocation) == places(actual)
-    return f"predicted {where(predicted.allocation)}; Slurm placed {where(actual)} ({'same' if same else 'differs'})"
+    answer = outcome_of(predicted) if isinstance(predicted, Preview) else predicted
+    if answer.get("outcome") == "start":
+        said = {str(k): [int(i) for i in v] for k, v in dict(answer.get("allocation") or {}).items()}
+        same = said == allocation_map(actual)
+        return f"predicted {where_map(said)}; Slurm placed {where(actual)} ({'same' if same else 'differs'})"
+    if answer.get("outcome") == "wait":
+        return f"gputui predicted it would wait ({answer.get('reason')}); Slurm placed {where(actual)}"
+    return f"gputui predicted sbatch would refuse it; Slurm placed {where(actual)}"

@@ -20,6 +20,7 @@ from slurm_fixtures import (  # noqa: F401  (the fixtures register by being impo
     job_gres,
     slurm_lab_fixture,
 )
+from slurm_diff import capture, replay, report
 from slurm_lab import SlurmLab
 
 from gputui.core.scheduler.allocation import Allocation
@@ -304,3 +305,20 @@ def test_adapter_snapshot_carries_node_cpus_memory_and_their_allocation(adapter:
     assert {n.name: (n.resources, n.features) for n in text.poll().nodes} == {
         k: (v.resources, v.features) for k, v in json_nodes.items()
     }
+
+
+def test_the_what_if_agrees_with_slurm_on_the_differential_cases(
+    lab: SlurmLab, tmp_path, record_property: Callable[[str, object], None]  # type: ignore[no-untyped-def]
+) -> None:
+    """Every case of tests/support/slurm_cases.py run on the lab and predicted from what gputui read just before
+    (GPUTUI_SLURM_DIFF_OUT=FILE keeps the capture: the fixture of tests/unit/test_slurm_differential.py). A second
+    lab alike runs half of the cases side by side: the time goes to Slurm's scheduling passes, not to the CPUs."""
+    with SlurmLab(tmp_path / "second") as second:
+        fixture = capture([lab, second])
+    if os.environ.get("GPUTUI_SLURM_DIFF_OUT"):
+        with open(os.environ["GPUTUI_SLURM_DIFF_OUT"], "w") as f:
+            f.write(json.dumps(fixture, indent=1) + "\n")
+    rate, text = report(replay(fixture))
+    record_property("slurm_differential", text)
+    print(f"\n{text}\n(captured in {fixture['capture_s']} s)")
+    assert rate >= 0.95, text

@@ -119,11 +119,20 @@ def _bf_cycles(lab: Any) -> int:
 def settle(lab: Any, job_id: int, cycles_before: int, timeout: float = 8.0) -> dict[str, Any]:
     """Slurm's decision on a job just submitted: running (where), or pending once a backfill cycle has seen it."""
     deadline = time.monotonic() + timeout
+    one_cycle_at: float | None = None  # when the first cycle after the submission was seen
     while True:
         state, reason = lab.job_field(job_id, "JobState"), lab.job_field(job_id, "Reason")
         if state == "RUNNING":
             return {"outcome": "start", "allocation": slurm_allocation(lab, job_id), "reason": None}
-        if state == "PENDING" and (reason in FINAL or (reason not in (None, "None") and _bf_cycles(lab) > cycles_before + 1)):
+        looked = False
+        if state == "PENDING" and reason not in (None, "None"):
+            # Two cycles after the submission: one surely began after it. A cycle only runs when something changed,
+            # so one cycle and then a quiet second also means a cycle has seen the job.
+            cycles = _bf_cycles(lab)
+            if cycles > cycles_before and one_cycle_at is None:
+                one_cycle_at = time.monotonic()
+            looked = cycles > cycles_before + 1 or (one_cycle_at is not None and time.monotonic() - one_cycle_at > 1.5)
+        if state == "PENDING" and (reason in FINAL or looked):
             return {"outcome": "wait", "allocation": {}, "reason": reason}
         if state in FINISHED:
             return {"outcome": "refuse", "allocation": {}, "reason": None, "message": f"ended {state}"}
@@ -132,17 +141,34 @@ def settle(lab: Any, job_id: int, cycles_before: int, timeout: float = 8.0) -> d
         time.sleep(0.05)
 
 
-def capture(lab: Any, cases: Sequence[tuple[str, tuple[str, ...]]] = CASES) -> dict[str, Any]:
-    """Run every case on ``lab`` (a started :class:`slurm_lab.SlurmLab`) and return the fixture."""
+def capture(labs: Any, cases: Sequence[tuple[str, tuple[str, ...]]] = CASES) -> dict[str, Any]:
+    """Run every case on ``labs`` (one or more started :class:`slurm_lab.SlurmLab`, alike but for their ports and
+    folders: the cases are shared out among them and run side by side) and return the fixture."""
+    import concurrent.futures
+
+    labs = list(labs) if isinstance(labs, (list, tuple)) else [labs]
     t0 = time.monotonic()
+    shares = [list(enumerate(cases))[i :: len(labs)] for i in range(len(labs))]
+    with concurrent.futures.ThreadPoolExecutor(len(labs)) as pool:
+        parts = list(pool.map(_capture_cases, labs, shares))
+    fixture = parts[0][0]
+    fixture["cases"] = [case for _, case in sorted((c for _, got in parts for c in got), key=lambda t: t[0])]
+    fixture["capture_s"] = round(time.monotonic() - t0, 1)
+    return fixture
+
+
+def _capture_cases(
+    lab: Any, cases: Sequence[tuple[int, tuple[str, tuple[str, ...]]]]
+) -> tuple[dict[str, Any], list[tuple[int, dict[str, Any]]]]:
+    """(the fixture's head, [(case number, case)]) from running ``cases`` on one lab."""
+    got: list[tuple[int, dict[str, Any]]] = []
     version = lab.run(["sinfo", "--version"], check=True).stdout
     fixture: dict[str, Any] = {
         "slurm": version.strip(),
         "version": version,
         "config": lab.run(list(CONFIG), check=True).stdout,
-        "cases": [],
     }
-    for name, steps in cases:
+    for number, (name, steps) in cases:
         lab.cancel_all()
         ids: list[int] = []
         done_steps = []
@@ -163,10 +189,9 @@ def capture(lab: Any, cases: Sequence[tuple[str, tuple[str, ...]]] = CASES) -> d
                 ids.append(job_id)
                 decision = settle(lab, job_id, cycles)
             done_steps.append({"options": options, "time": t, "sinfo": sinfo, "squeue": squeue, "slurm": decision})
-        fixture["cases"].append({"name": name, "steps": done_steps})
+        got.append((number, {"name": name, "steps": done_steps}))
     lab.cancel_all()
-    fixture["capture_s"] = round(time.monotonic() - t0, 1)
-    return fixture
+    return fixture, got
 
 
 # -- replay through gputui ------------------------------------------------------------------------------------
@@ -234,8 +259,10 @@ def _main(argv: Sequence[str]) -> int:
     if action == "capture":
         from slurm_lab import SlurmLab
 
-        with tempfile.TemporaryDirectory(prefix="slurm-diff-") as root, SlurmLab(root) as lab:
-            fixture = capture(lab)
+        with tempfile.TemporaryDirectory(prefix="slurm-diff-") as root, SlurmLab(f"{root}/a") as a, SlurmLab(
+            f"{root}/b"
+        ) as b:
+            fixture = capture([a, b])
         Path(path).write_text(json.dumps(fixture, indent=1) + "\n")
         print(f"captured {len(fixture['cases'])} cases in {fixture['capture_s']} s into {path}")
     fixture = json.loads(Path(path).read_text())

@@ -397,7 +397,8 @@ def test_open_service_gives_the_slurm_backend(lab, tmp_path):
 
     service = open_service("slurm", lab.source, root=tmp_path / "state")
     assert isinstance(service, SlurmJobs) and service.cluster == "slurm:testlab"
-    assert not (tmp_path / "state").exists()  # Slurm keeps the jobs: no store is made
+    assert service.store is not None and service.store.count() == 0  # Slurm keeps the jobs; the store, predictions
+    service.close()
     assert os.getuid() == ME.uid
 
 

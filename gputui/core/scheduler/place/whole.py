@@ -155,8 +155,8 @@ def _total_select(state: ClusterState, ask: Ask, total: int, policy: Policy) -> 
     have = sum(len(f) for _, f in required)
     picked: list[tuple[NodeState, int]] = [(nd, min(len(f), total)) for nd, f in required]
     if have < total or (req.nodes or 0) > len(required):
-        more = policy.select_total(rest, total - sum(k for _, k in picked), (req.nodes - len(required)) if req.nodes else None,  # type: ignore[attr-defined]
-                                   low_cpus)  # fmt: skip
+        nodes_left = (req.nodes - len(required)) if req.nodes else None
+        more = policy.select_total(rest, total - sum(k for _, k in picked), nodes_left, low_cpus)  # type: ignore[attr-defined]
         if more is None:
             return None
         picked += more

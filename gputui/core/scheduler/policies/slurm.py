@@ -48,7 +48,8 @@ def best_set(
     for s in sets:
         cpus = sum(free_cpus(n) for n, _ in s)
         ok = enough(s)
-        if best is None or (ok and not best_ok) or (ok and cpus < best_cpus) or (not ok and not best_ok and cpus > best_cpus):
+        better = (ok and (not best_ok or cpus < best_cpus)) or (not ok and not best_ok and cpus > best_cpus)
+        if best is None or better:
             best, best_cpus, best_ok = s, cpus, ok
     assert best is not None
     return best
@@ -89,7 +90,11 @@ class Slurm:
         sets = runs(options)
         while len(chosen) < n and sets:
             rem = n - len(chosen)
-            pick = best_set(sets, lambda s: len(s) >= rem and sum(free_cpus(x) for x, _ in s) >= rem * need)
+
+            def enough(s: list[tuple[NodeState, T]], r: int = rem) -> bool:
+                return len(s) >= r and sum(free_cpus(x) for x, _ in s) >= r * need
+
+            pick = best_set(sets, enough)
             sets.remove(pick)
             if rem == 1:
                 i = tightest(pick, lambda o: free_cpus(o[0]) >= need)
@@ -111,13 +116,17 @@ class Slurm:
         while (left > 0 or len(taken) < want_nodes) and sets:
             rem_nodes = max(0, want_nodes - len(taken))
 
-            def enough(s: list[tuple[NodeState, list[GpuUnit]]], rem_nodes: int = rem_nodes) -> bool:
+            def enough(s: list[tuple[NodeState, list[GpuUnit]]], rem_nodes: int = rem_nodes, left: int = left) -> bool:
                 return len(s) >= rem_nodes and sum(len(f) for _, f in s) >= left
 
             pick = best_set(sets, enough)
             sets.remove(pick)
             if rem_nodes <= 1 and not taken and nodes in (None, 1):
-                i = tightest(pick, lambda o: free_cpus(o[0]) >= need and len(o[1]) >= left)
+
+                def whole(o: tuple[NodeState, list[GpuUnit]], k: int = left) -> bool:
+                    return free_cpus(o[0]) >= need and len(o[1]) >= k
+
+                i = tightest(pick, whole)
                 if i is not None:
                     return [(pick[i][0], left)]
             for node, free in pick:
