@@ -30,7 +30,7 @@ from gputui.jobs.records import COMPLETED, PENDING, RUNNING, JobRecord, User, cu
 from gputui.jobs.store import JobStore
 from gputui.jobs.views import JobDetail, Preview, TickResult, tail
 from gputui.slurm import calls
-from gputui.slurm.batch_script import batch_script_argv, wrapped_command
+from gputui.slurm.batch_script import WrappedCommands
 from gputui.slurm.errors import SlurmError
 from gputui.slurm.job_events import transition
 from gputui.slurm.job_explain import explanation
@@ -81,6 +81,7 @@ class SlurmJobs:
         self.client = source.client
         self.config = config  # None: set up from the cluster's own configuration (SlurmSettings)
         self._config_text: str | None = None  # scontrol show config, asked once
+        self._made: dict[int, tuple[object, JobRecord]] = {}
         self.user = user or current_user()
         self.wall = wall
         self._lock = threading.RLock()
@@ -88,7 +89,7 @@ class SlurmJobs:
         self._nice: dict[int, int] = {}
         self._mine: dict[int, Submitted] = {}
         self._listed: set[int] = set()  # jobs squeue has listed at least once
-        self._wrapped: dict[int, str | None] = {}  # job -> the command of its sbatch --wrap script (None: none)
+        self._wrapped = WrappedCommands(self.client)
         self._calls: list[Event] = []
         self._seen: SlurmPoll | None = None
         self._first = True
@@ -129,13 +130,22 @@ class SlurmJobs:
         mps = mps_per_gpu(poll.nodes)
         new: dict[int, JobRecord] = {}
         events: list[Event] = []
+        made: dict[int, tuple[object, JobRecord]] = {}
         for job in poll.jobs:
             old = self._records.get(job.id)
-            rec = self._overlay(to_record(job, self.cluster, mps), old)
+            was = self._made.get(job.id)
+            same = was is not None and was[0] is job  # unchanged: the job cache's same object
+            base = was[1] if same and was is not None else to_record(job, self.cluster, mps)
+            made[job.id] = (job, base)
+            if same and old is not None and job.id not in self._mine:
+                new[job.id] = old  # nothing Slurm says of it changed, and gputui added nothing
+                continue
+            rec = self._overlay(base, old)
             new[job.id] = rec
             self._nice[job.id] = job.nice
             if not self._first:
                 events.extend(transition(old, rec, t, self._start_note(rec)))
+        self._made = made
         self._listed.update(new)
         for job_id, old in self._records.items():
             if job_id in new:
@@ -380,16 +390,7 @@ class SlurmJobs:
         elsewhere); asked once per job, and left out when Slurm does not give the script (another user's job)."""
         if rec.command or rec.script is not None or rec.script_path:
             return rec
-        with self._lock:
-            asked = rec.id in self._wrapped
-            known = self._wrapped.get(rec.id)
-        if not asked:
-            try:
-                known = wrapped_command(self.client.output(batch_script_argv(rec.id)))
-            except SlurmError:
-                known = None
-            with self._lock:
-                self._wrapped[rec.id] = known
+        known = self._wrapped.command(rec.id)
         return rec if known is None else replace(rec, command=(known,))
 
     def close(self) -> None:

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Callable
 
 import pytest
+from slurm_diff import capture, replay, report
 from slurm_fixtures import (  # noqa: F401  (the fixtures register by being imported)
     Adapter,
     adapter_fixture,
@@ -20,7 +21,6 @@ from slurm_fixtures import (  # noqa: F401  (the fixtures register by being impo
     job_gres,
     slurm_lab_fixture,
 )
-from slurm_diff import capture, replay, report
 from slurm_lab import SlurmLab
 
 from gputui.core.scheduler.allocation import Allocation
@@ -308,7 +308,9 @@ def test_adapter_snapshot_carries_node_cpus_memory_and_their_allocation(adapter:
 
 
 def test_the_what_if_agrees_with_slurm_on_the_differential_cases(
-    lab: SlurmLab, tmp_path, record_property: Callable[[str, object], None]  # type: ignore[no-untyped-def]
+    lab: SlurmLab,
+    tmp_path,
+    record_property: Callable[[str, object], None],  # type: ignore[no-untyped-def]
 ) -> None:
     """Every case of tests/support/slurm_cases.py run on the lab and predicted from what gputui read just before
     (GPUTUI_SLURM_DIFF_OUT=FILE keeps the capture: the fixture of tests/unit/test_slurm_differential.py). A second

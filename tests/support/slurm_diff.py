@@ -259,9 +259,11 @@ def _main(argv: Sequence[str]) -> int:
     if action == "capture":
         from slurm_lab import SlurmLab
 
-        with tempfile.TemporaryDirectory(prefix="slurm-diff-") as root, SlurmLab(f"{root}/a") as a, SlurmLab(
-            f"{root}/b"
-        ) as b:
+        with (
+            tempfile.TemporaryDirectory(prefix="slurm-diff-") as root,
+            SlurmLab(f"{root}/a") as a,
+            SlurmLab(f"{root}/b") as b,
+        ):
             fixture = capture([a, b])
         Path(path).write_text(json.dumps(fixture, indent=1) + "\n")
         print(f"captured {len(fixture['cases'])} cases in {fixture['capture_s']} s into {path}")
