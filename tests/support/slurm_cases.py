@@ -152,6 +152,12 @@ SEQUENCES: tuple[tuple[str, ...], ...] = (
     ("--hold --gres=gpu:1", "--hold --gres=gpu:1", "--gres=gpu:1"),
     ("-N2 --gpus-per-node=4", "--gpus=4", "--gpus=2", "--gpus=1"),
     ("-c 14 -w node02", "--gres=gpu:a100:1 -c 2", "--gres=gpu:a100:1 -c 2"),
+    ("-N4 -c 16", "-c 4", "--gres=gpu:1"),
+    ("-c 12 -w node01", "-c 8 -w node01", "--gres=gpu:a100:1 -c 6"),
+    ("-c 16 -w node01", "-c 2 -w node01", "-c 2"),
+    ("-N4 -c 14", "-N4 -c 4", "-c 2"),
+    ("-c 8 --gres=gpu:a100:4", "-c 9 --gres=gpu:a100:1 -w node01", "--gres=gpu:a100:1 -c 4"),
+    ("-N2 -c 10 --gres=gpu:a100:1", "-c 8 --gres=gpu:1", "-c 4 --gres=gpu:1"),
 )
 
 CASES: tuple[tuple[str, tuple[str, ...]], ...] = (

@@ -58,7 +58,8 @@ def running(job: dict, nodes: str, *gres: str, start: int = 1796122507) -> None:
 def new_job(job_id: int, tres_per_node: str, state: str = "PENDING", user: User = ME) -> dict:
     template = json.loads((SLURM / "22.05-squeue.json").read_text())["jobs"][7]  # job 8, pending
     return {**template, "job_id": job_id, "name": f"job{job_id}", "tres_per_node": tres_per_node, "job_state": state,
-            "user_id": user.uid, "user_name": user.name, "node_count": 1, "submit_time": 1796122502}  # fmt: skip
+            "user_id": user.uid, "user_name": user.name, "node_count": 1, "cpus": 1, "tasks": 1,
+            "submit_time": 1796122502}  # fmt: skip
 
 
 class Lab:
@@ -117,7 +118,9 @@ def test_records_of_the_captured_jobs(lab):
     assert (recs[8].reason, recs[8].user, recs[8].uid) == ("Resources", "alice", ALICE.uid)
     assert (recs[9].end_reason, recs[9].allocation, recs[9].start_time) == ("cancelled", None, None)
     assert recs[10].end_reason == "failed (BadConstraints)"
-    assert recs[1].options == "(no GPUs)" and recs[1].request.gpus == 0  # the lab's CPU-only probe job
+    # the lab's CPU-only probe job: its CPUs on its node, as the what-if queues a CPU-only job
+    assert recs[1].options == "--cpus-per-task=1 --nodes=1 --time=365-00:00:00 --job-name=lab-probe"
+    assert recs[1].request.kind == "cpu"
     out = recs[10].stdout_path or ""  # the lab's temporary folder, different in every capture
     assert re.fullmatch(r"/tmp/slurm-lab-[^/]+/work/slurm-10\.out", out) and recs[2].stdout_path == "/dev/null"
     assert all(r.runner == "slurm" and r.cluster == "slurm:testlab" for r in recs.values())
@@ -411,5 +414,5 @@ def test_the_what_if_queues_the_jobs_already_waiting(lab):
     # job 8 (ahead in Slurm's queue) takes node02:2,3 first; job 11 waits on a dependency and is left out
     assert lab.jobs.preview("--gres=gpu:a100:2").text.startswith("would wait (Resources)")
     assert lab.jobs.preview("--gres=gpu:a100:1").text == f"would start now on node01:3{AHEAD}"
-    assert lab.jobs.explain(8).text.endswith("gputui now: would start now on node02:2,3")
+    assert lab.jobs.explain(8).text.endswith("gputui now: would start now on node02:2,3 (2 CPUs)")  # cpus=2, 1 node
     assert lab.jobs.explain(11).text.startswith("Slurm: Dependency (waiting for its dependency); gputui now: ")
