@@ -21,7 +21,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 def run(args: argparse.Namespace) -> int:
     from gputui.cli.source_factory import open_source, snapshot_at
-
     from gputui.core.errors import GputuiError
 
     opened = open_source(args.source)
