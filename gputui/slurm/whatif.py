@@ -119,8 +119,8 @@ def accepts(poll: SlurmPoll, request: JobRequest, config: SchedulerConfig, setti
     built = build_scheduler(scheduling_view(poll, (), idle=True), config, (), ())
     try:
         job = built.scheduler.submit(replace(req, dependencies=(), held=False, begin=None, priority=0), 0.0)
-    except RequestError:
-        raise RequestError(NOT_AVAILABLE) from None
+    except RequestError as e:
+        raise RequestError(f"{NOT_AVAILABLE} ({e})") from None
     if not any(d.job_id == job.id for d in built.scheduler.schedule(0.0)):
         raise RequestError(NOT_AVAILABLE)
 
