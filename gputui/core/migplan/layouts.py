@@ -133,22 +133,9 @@ def is_maximal(model: GpuModel, layout: tuple[Slot, ...], plus_me: bool = False)
     return len(extensions(model, layout, plus_me)) == 1
 
 
-@cache
+
 def room(model: GpuModel, used: int, compute: int) -> int:
-    """The most compute slices that further instances could still add beside ``used`` slots and ``compute``
-    slices taken (instance limits aside: they never bind below the compute total on these tables)."""
-    best = 0
-    free_compute = model.compute_slices - compute
-    for s in all_slots(model):
-        if s.mask & used or s.profile.endswith("+me"):
-            continue
-        p = model.profile(s.profile)
-        assert p is not None
-        c = p.compute_slices
-        if c > free_compute:
-            continue
-        # only slots at or after the lowest free start are tried first-wise, to keep the search small
-        best = max(best, c + room(model, used | s.mask, compute + c))
-        if best == free_compute:
-            break
-    return best
+    """The most compute slices further instances could still add (the scheduler's own slot arithmetic)."""
+    from gputui.core.scheduler.mig import room as _room
+
+    return _room(model, used, compute)

@@ -4,7 +4,7 @@ free slots, following the model's placement table and keeping the most future pl
 from __future__ import annotations
 
 from gputui.core.scheduler.allocation import Allocation, GpuGrant, MigGrant, NodeGrant
-from gputui.core.scheduler.mig import free_starts, openness
+from gputui.core.scheduler.mig import free_starts, lean, openness, stranded
 from gputui.core.scheduler.place.placement import Ask, gang, host_take
 from gputui.core.scheduler.policies.base import NodeView, Policy
 from gputui.core.scheduler.state import ANY, ClusterState, GpuUnit, MigSlot, NodeState
@@ -99,7 +99,8 @@ def _create(gpus: list[GpuUnit], drafts: dict[int, _Draft], profile: str, mem: i
             if before is None:
                 before = openness(g.model, d.used, d.compute)
             after = openness(g.model, d.used | p.placement_mask(start), d.compute + p.compute_slices)
-            key = policy.mig_key(d.used, before, after)
+            # first the slot (on any GPU) that strands no compute slices for good, then the policy's preference
+            key = (-stranded(g.model, p, start, d.used, d.compute), *policy.mig_key(d.used, before, after, lean(p, start)))
             if best is None or key > best[0]:
                 best = (key, g, start)
     if best is None:
