@@ -48,3 +48,13 @@ def test_online_placement_is_close_to_the_optimum_on_sixteen_gpus():
         assert heur <= opt
         ratios.append(online("A100-80GB", 16, jobs, "best-fit") / opt)
     assert min(ratios) >= 0.93  # the code before this change placed 92-94 % here
+
+
+def test_a_node_that_strands_nothing_is_preferred_to_the_fullest_node():
+    s = cluster(("m[1-2]", 1, GpuSpec(model="A100-80GB", mig=())), mig_dynamic=True)
+    a = place(s, "--gres=gpu:3g.40gb:1", job=1)
+    b = place(s, "--gres=gpu:3g.40gb:1", job=2)  # best-fit visits the fuller node first; its slot 0 strands one
+    assert a.nodes[0].node != b.nodes[0].node
+    assert b.nodes[0].gpus[0].mig.placement_start == 4
+    c = place(s, "--gres=gpu:3g.40gb:1", job=3)  # now every 3g strands one: it still starts
+    assert c is not None and c.nodes[0].gpus[0].mig.placement_start == 0
