@@ -38,7 +38,9 @@ class Aggregate:
 
 
 def aggregate(problem: Problem) -> Aggregate:
-    plus_me = any(p.endswith("+me") for d in problem.demands for p, _ in d.needs)
+    plus_me = any(p.endswith("+me") for d in problem.demands for p, _ in d.needs) or any(
+        i.slot.profile.endswith("+me") for g in problem.gpus for i in g.instances
+    )
     classes: dict[tuple, GpuClass] = {}
     has: dict[str, set[str]] = {}
     nodes: list[str] = []

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from gputui.core.mig_profiles import GpuModel
-from gputui.core.migplan.layouts import Layout, Slot, extensions
+from gputui.core.migplan.layouts import Layout, Slot, maximal_layouts
 from gputui.core.migplan.problem import Instance, PlanGpu, Work, profile_compute
 
 
@@ -39,17 +39,12 @@ def _options(model: GpuModel, instances: tuple[Instance, ...], plus_me: bool, fi
         offer = Counter(i.slot.profile for i in kept_idle)
         return (Option(tuple(sorted(i.slot for i in instances)), tuple(sorted(offer.items())), (), 0, 0),)
     by_slot = {i.slot: i for i in instances}
-    best: dict[tuple[tuple[str, int], ...], dict[tuple[str, ...], Option]] = {}
-    # any layout: busy instances either stay where they are or drain; enumerate from every kept busy subset
-    busy = [i for i in instances if i.busy]
-    seen: set[Layout] = set()
-    for mask in range(1 << len(busy)):
-        base = tuple(sorted(busy[k].slot for k in range(len(busy)) if mask >> k & 1))
-        for layout in extensions(model, base, plus_me):
-            if layout in seen:
-                continue
-            seen.add(layout)
-            _add(layout, by_slot, best)
+    best: dict[tuple[str, ...], dict[tuple[tuple[str, int], ...], Option]] = {}
+    # Every layout is reachable: the busy instances it leaves out drain. A layout that one more instance would fit
+    # is never better than the larger one (which offers more, drains no more and removes no more), so only the
+    # maximal layouts are options.
+    for layout in maximal_layouts(model, plus_me):
+        _add(layout, by_slot, best)
     out: list[Option] = []
     for per_drain in best.values():
         out.extend(per_drain.values())
