@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
-import time
 
 from gputui.core.mig_profiles import load_models
 from gputui.core.migplan import solve_ip

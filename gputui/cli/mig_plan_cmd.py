@@ -27,10 +27,12 @@ def add_parsers(msub: argparse._SubParsersAction) -> None:
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("source", nargs="?", help="'demo', a recording, an nvidia-smi log or 'nvml' (default: as the dashboard)")
+    p.add_argument(
+        "source", nargs="?", help="'demo', a recording, an nvidia-smi log or 'nvml' (default: as the dashboard)"
+    )
     p.add_argument("--want", metavar="P:N,...", help="plan for this demand instead of the queue: 3g.40gb:4,1g.10gb:8")
     p.add_argument("--drain-weight", type=float, default=1.0, metavar="W",
-                   help="a drained compute slice costs W started ones (default 1: drain only for a net gain)")  # fmt: skip
+                   help="a drained compute slice costs W started ones (default 1: drain for a net gain)")  # fmt: skip
     p.add_argument("--no-drain", action="store_true", help="never end running work")
     p.add_argument("--solver", choices=("auto", "highs", "heuristic"), default="auto",
                    help="auto: HiGHS when installed (exact), else the heuristic with its gap to a bound")  # fmt: skip

@@ -57,14 +57,12 @@ def aggregate(problem: Problem) -> Aggregate:
             c.gpus.append(g)
     groups: dict[tuple, DemandGroup] = {}
     for d in sorted(problem.demands, key=lambda d: d.rank):
-        allowed = tuple(
-            n for n in nodes if (d.nodes is None or n in d.nodes) and all(p in has[n] for p, _ in d.needs)
-        )
-        key = (tuple(sorted(d.needs)), allowed)
-        grp = groups.get(key)
+        allowed = tuple(n for n in nodes if (d.nodes is None or n in d.nodes) and all(p in has[n] for p, _ in d.needs))
+        needs = tuple(sorted(d.needs))
+        grp = groups.get((needs, allowed))
         if grp is None:
             compute = sum(profile_compute(p) * k for p, k in d.needs)
-            groups[key] = DemandGroup(key[0], [d], allowed, compute)
+            groups[(needs, allowed)] = DemandGroup(needs, [d], allowed, compute)
         else:
             grp.members.append(d)
     profiles = sorted({p for grp in groups.values() for p, _ in grp.needs})
@@ -86,8 +84,9 @@ class Solution:
 def objective_of(agg: Aggregate, choice: list[list[int]], starts: list[dict[str, int]]) -> float:
     started = sum(grp.compute * sum(s.values()) for grp, s in zip(agg.groups, starts, strict=True))
     drained = sum(
-        o.drained_compute * n for c, ch in zip(agg.classes, choice, strict=True) for o, n in zip(c.options, ch,
-                                                                                                strict=True)
+        o.drained_compute * n
+        for c, ch in zip(agg.classes, choice, strict=True)
+        for o, n in zip(c.options, ch, strict=True)
     )
     w = agg.drain_weight
     return started - (w * drained if drained else 0.0)

@@ -26,7 +26,9 @@ def plan_gpus(snap: ClusterSnapshot, running: Iterable[Running] = ()) -> tuple[P
         for ng in alloc.nodes:
             for gr in ng.gpus:
                 if gr.mig is not None:
-                    holders.setdefault((ng.node, gr.index, gr.mig.gi_id), []).append(Work(f"job {job_id}", label, job_id))
+                    holders.setdefault((ng.node, gr.index, gr.mig.gi_id), []).append(
+                        Work(f"job {job_id}", label, job_id)
+                    )
     out = []
     for node in snap.nodes:
         for gpu in node.gpus:

@@ -139,8 +139,12 @@ def is_maximal(model: GpuModel, layout: tuple[Slot, ...], plus_me: bool = False)
         counts[s.profile] = counts.get(s.profile, 0) + 1
     for s in all_slots(model):
         p = profiles[s.profile]
-        if (plus_me or not s.profile.endswith("+me")) and not s.mask & used \
-                and compute + p.compute_slices <= model.compute_slices and counts.get(s.profile, 0) < p.max_instances:
+        if (
+            (plus_me or not s.profile.endswith("+me"))
+            and not s.mask & used
+            and compute + p.compute_slices <= model.compute_slices
+            and counts.get(s.profile, 0) < p.max_instances
+        ):
             return False
     return True
 
@@ -149,7 +153,6 @@ def is_maximal(model: GpuModel, layout: tuple[Slot, ...], plus_me: bool = False)
 def maximal_layouts(model: GpuModel, plus_me: bool = False) -> tuple[Layout, ...]:
     """The layouts to which no instance can be added (78 on a 7-slice GPU without the ``+me`` profiles)."""
     return tuple(lay for lay in all_layouts(model, plus_me) if is_maximal(model, lay, plus_me))
-
 
 
 def room(model: GpuModel, used: int, compute: int) -> int:

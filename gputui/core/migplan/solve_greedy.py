@@ -212,12 +212,12 @@ def upper_bound(agg: Aggregate) -> float:
         for p, k in grp.needs:
             mem += k * _min_size(agg, p)
         items.append((grp.compute, mem, len(grp.members)))
-    by_compute = min(total_compute, sum(c * n for c, _, n in items))
+    by_compute = min(total_compute, sum(comp * n for comp, _, n in items))
     left = float(total_slots)
     by_memory = 0.0
-    for c, m, n in sorted(items, key=lambda x: -(x[0] / x[1]) if x[1] else 0):
+    for comp, m, n in sorted(items, key=lambda x: -(x[0] / x[1]) if x[1] else 0):
         take = min(float(n), left / m) if m else float(n)
-        by_memory += take * c
+        by_memory += take * comp
         left -= take * m
         if left <= 0:
             break

@@ -65,9 +65,9 @@ def solve(agg: Aggregate, time_limit_s: float = 4.0) -> Solution | None:
     for c, idx in zip(agg.classes, y_index, strict=True):
         for o, j in zip(c.options, idx, strict=True):
             for p, k in o.offer:
-                r = cap_row.get((c.node, p))
-                if r is not None:
-                    cols[j][r] = -float(k)
+                row = cap_row.get((c.node, p))
+                if row is not None:
+                    cols[j][row] = -float(k)
     x_index: list[dict[str, int]] = []
     for grp in agg.groups:
         r = len(rows_lo)

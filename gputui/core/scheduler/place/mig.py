@@ -105,7 +105,10 @@ def _create(gpus: list[GpuUnit], drafts: dict[int, _Draft], profile: str, mem: i
                 before = openness(g.model, d.used, d.compute)
             after = openness(g.model, d.used | p.placement_mask(start), d.compute + p.compute_slices)
             # first the slot (on any GPU) that strands no compute slices for good, then the policy's preference
-            key = (-stranded(g.model, p, start, d.used, d.compute), *policy.mig_key(d.used, before, after, lean(p, start)))
+            key = (
+                -stranded(g.model, p, start, d.used, d.compute),
+                *policy.mig_key(d.used, before, after, lean(p, start)),
+            )
             if best is None or key > best[0]:
                 best = (key, g, start)
     if best is None:
