@@ -6,12 +6,16 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sched_helpers import cluster, place
 
 from gputui.core.mig_profiles import load_models
 from gputui.core.migplan import solve_ip
+from gputui.core.migplan.layouts import Slot, why_invalid
+from gputui.core.scheduler import ledger
 from gputui.core.scheduler.build import GpuSpec
-from gputui.core.scheduler.mig import lean, stranded
+from gputui.core.scheduler.mig import lean, placeable, stranded
 
 A100 = load_models()["A100-80GB"]
 
@@ -58,3 +62,32 @@ def test_a_node_that_strands_nothing_is_preferred_to_the_fullest_node():
     assert b.nodes[0].gpus[0].mig.placement_start == 4
     c = place(s, "--gres=gpu:3g.40gb:1", job=3)  # now every 3g strands one: it still starts
     assert c is not None and c.nodes[0].gpus[0].mig.placement_start == 0
+
+
+_PROFILES = ["1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb", "1g.10gb+me"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(stream=st.lists(st.tuples(st.sampled_from(_PROFILES), st.booleans()), min_size=1, max_size=40),
+       policy=st.sampled_from(["best-fit", "fragmentation", "spread"]))  # fmt: skip
+def test_dynamic_placement_keeps_every_gpu_a_valid_layout(stream, policy):
+    """Whatever arrives (and leaves): every GPU's instances form a layout the placement table allows, and a job is
+    refused only when no GPU could take its profile."""
+    s = cluster(("m[1-2]", 2, GpuSpec(model="A100-80GB", mig=())), mig_dynamic=True)
+    active: list[tuple[int, object]] = []
+    for job, (profile, release) in enumerate(stream, start=1):
+        alloc = place(s, f"--gres=gpu:{profile}:1", job=job, policy=policy)
+        if alloc is not None:
+            active.append((job, alloc))
+        else:
+            for n in s.nodes:
+                for g in n.gpus:
+                    p = g.model.profile(profile)
+                    assert placeable(g.model, p, g.used_mask, g.compute_used, g.profile_count(p.name)) == 0
+        for n in s.nodes:
+            for g in n.gpus:
+                layout = tuple(sorted(Slot(x.start, x.size, x.name) for x in g.instances))
+                assert why_invalid(g.model, layout) is None
+        if release and active:
+            j, a = active.pop(0)
+            ledger.release(s, a, j)
