@@ -23,6 +23,7 @@ def add_parsers(msub: argparse._SubParsersAction) -> None:
     a.add_argument("--simulate", action="store_true", required=True,
                    help="required: gputui never re-slices a real GPU; on a replay the queue's jobs start in the "
                    "new layout, on a live machine the commands are printed")  # fmt: skip
+    a.add_argument("--reset", action="store_true", help="a replay: give its GPUs back their recorded layouts")
     a.set_defaults(run=run_apply)
 
 
@@ -48,8 +49,13 @@ def build(args: argparse.Namespace) -> tuple[Any, Any, list[str]]:
 
     if args.drain_weight < 0 or math.isnan(args.drain_weight):
         raise GputuiError(f"--drain-weight: {args.drain_weight} is not a weight of 0 or more")
+    from gputui.jobs.queue_look import is_simulated
+
     session = open_session(args.source)
     try:
+        layouts = getattr(session.service, "mig_layouts", None)
+        if layouts is not None and is_simulated(session.source):
+            session.snapshot = layouts.apply(session.snapshot)  # what earlier `mig apply --simulate` re-sliced
         notes = [session.notice] if session.notice else []
         records = session.service.list(states=(PENDING, RUNNING))
         running = [(r.id, _label(r), r.allocation) for r in records if r.running and r.allocation is not None]

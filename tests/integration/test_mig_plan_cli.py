@@ -77,7 +77,27 @@ def test_no_drain_keeps_running_work(capsys) -> None:  # type: ignore[no-untyped
     assert code == 0 and all(not g["drain"] for g in data["gpus"])
 
 
-def test_apply_simulate_on_the_demo_places_every_planned_start(capsys) -> None:  # type: ignore[no-untyped-def]
+def test_apply_simulate_reslices_the_replay_and_starts_the_waiting_job(capsys) -> None:  # type: ignore[no-untyped-def]
+    assert run(capsys, "submit", "--source", "demo", "--gres=gpu:4g.40gb:1", "-t", "1:00:00", "--", "true")[0] == 0
     code, out, _ = run(capsys, "mig", "apply", "--simulate", "demo")
     assert code == 0, out
-    assert "simulated: 5 of 5 planned start(s)" in out and "drained:" in out
+    assert "node03: nvidia-smi mig -i 0 -cgi 5:0 -C" in out and "ended (simulated): pid 353402" in out
+    assert "running: job 1 true on node03:0[4g.40gb GI " in out
+    code, text, _ = run(capsys, "queue", "--source", "demo", "--json")
+    (job,) = json.loads(text)["jobs"]
+    assert job["state"] == "RUNNING" and job["allocation_text"].startswith("node03:0[4g.40gb")
+    # the next plan starts from the new layout: node03 GPU 0 now holds the 4g and frank's 3g
+    code, text, _ = run(capsys, "mig", "plan", "demo", "--json", "--want", "1g.10gb:1")
+    gpu = next(g for g in json.loads(text)["gpus"] if (g["node"], g["index"]) == ("node03", 0))
+    assert sorted((s["profile"], s["start"]) for s in gpu["now"]) == [("3g.40gb", 4), ("4g.40gb", 0)]
+    code, out, _ = run(capsys, "mig", "apply", "--simulate", "--reset", "demo")
+    assert code == 0 and "recorded MIG layouts are back" in out
+
+
+def test_apply_on_a_live_machine_prints_commands_only(capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import gputui.cli.mig_apply as mig_apply
+
+    monkeypatch.setattr(mig_apply, "_simulate", lambda *a: (_ for _ in ()).throw(AssertionError("re-sliced")))
+    monkeypatch.setattr("gputui.jobs.queue_look.is_simulated", lambda source: False)
+    code, out, _ = run(capsys, "mig", "apply", "--simulate", "demo")
+    assert code == 0 and "nothing is changed" in out and "nvidia-smi mig -i" in out
