@@ -77,7 +77,7 @@ def main(argv: list[str]) -> int:
         return 1
     policies = args.policies.split(",")
     head = f"{'model':<10} {'GPUs':>4} " + " ".join(f"{p[:13]:>13}" for p in policies)
-    print("compute slices placed, % of the optimum: mean (worst) over seeds; plan times are the 64-GPU ones")
+    print("compute slices placed, % of the optimum: mean (worst) over seeds; exact s, heur s: the slowest plan")
     print(head + f" {'heuristic':>13} {'exact s':>8} {'heur s':>7}")
     for model in args.models.split(","):
         for n in (int(x) for x in args.sizes.split(",")):
