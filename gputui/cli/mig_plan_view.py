@@ -48,6 +48,8 @@ def _diagram(gpu: GpuSnapshot, width: int) -> Text:
 def yaml_of(plan: Plan) -> str:
     per_node: dict[str, list] = {}
     for gp in plan.gpus:
+        if gp.gpu.fixed:
+            continue  # its layout is not fully known: mig-parted would re-create it from a guess
         per_node.setdefault(gp.gpu.node, []).append((gp.gpu.index, gp.layout))
     return yaml_config(per_node)
 
@@ -69,6 +71,9 @@ def print_plan(plan: Plan, snap: ClusterSnapshot, width: int = 100) -> None:
     for gp in plan.gpus:
         g = gp.gpu
         head = f"{g.node} GPU {g.index} ({g.model.key})"
+        if gp.gpu.fixed and not gp.starts:
+            out.print(Text(f"\n{head}: left as it is (this source does not give every instance's placement and id)"))
+            continue
         if not gp.changed and not gp.starts:
             out.print(Text(f"\n{head}: unchanged"))
             continue

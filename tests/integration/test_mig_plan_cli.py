@@ -101,3 +101,12 @@ def test_apply_on_a_live_machine_prints_commands_only(capsys, monkeypatch) -> No
     monkeypatch.setattr("gputui.jobs.queue_look.is_simulated", lambda source: False)
     code, out, _ = run(capsys, "mig", "apply", "--simulate", "demo")
     assert code == 0 and "nothing is changed" in out and "nvidia-smi mig -i" in out
+
+
+def test_a_log_without_placements_is_left_as_it_is(capsys) -> None:  # type: ignore[no-untyped-def]
+    from conftest import FIXTURES
+
+    log = FIXTURES / "nvidia-smi" / "exporter-h100-mig-590.48.01.txt"
+    code, out, _ = run(capsys, "mig", "plan", str(log), "--want", "1g.10gb:2")
+    assert code == 0 and "left as it is" in out and "nvidia-smi mig -i" not in out
+    assert "mig-configs: {}" in out and parse_counts(out[out.index("version: v1") :]) == {}

@@ -21,6 +21,8 @@ def config_name(node: str) -> str:
 
 def yaml_config(per_node: dict[str, list[tuple[int, tuple[Slot, ...]]]]) -> str:
     """``per_node``: node -> [(GPU index, layout)]; GPUs with equal counts share one entry."""
+    if not per_node:
+        return "version: v1\nmig-configs: {}\n"
     lines = ["version: v1", "mig-configs:"]
     for node, gpus in per_node.items():
         lines.append(f"  {config_name(node)}:")

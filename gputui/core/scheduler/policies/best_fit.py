@@ -15,9 +15,9 @@ def whole_key(mps_on: bool, index: int) -> tuple:
 
 
 def mig_key(used_before: int, open_before: tuple[int, int], open_after: tuple[int, int], lean: int = 0) -> tuple:
-    """The GPU with the most slots already taken, then the slot at its profile's end of the GPU (small ones first,
-    3g and 1g.20gb last), then the slot that keeps the most placements open."""
-    return (used_before.bit_count(), lean, open_after[1], open_after[0])
+    """The GPU with the most slots already taken, then the slot that keeps the most placements open, then the slot
+    at its profile's end of the GPU (measured: leaning first costs best-fit 3 points on one node)."""
+    return (used_before.bit_count(), open_after[1], open_after[0], lean)
 
 
 def mps_key(percent_sum: int, clients: int, index: int) -> tuple:
