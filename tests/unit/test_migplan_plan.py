@@ -151,3 +151,11 @@ def test_sixty_four_gpus_plan_in_under_five_seconds():
     plan = make_plan(Problem(gpus, _want(*(rnd.choice(profiles) for _ in range(250)))))
     assert plan.method.startswith("HiGHS") and plan.seconds < 5.0
     _replay_ok(plan)
+
+
+def test_without_highs_the_heuristic_answers_and_says_why(monkeypatch):
+    monkeypatch.setattr(solve_ip, "available", lambda: False)
+    gpus = (PlanGpu("n1", 0, A100),)
+    plan = make_plan(Problem(gpus, _want("4g.40gb", "3g.40gb")), "auto")
+    assert plan.method.startswith("heuristic") and "HiGHS is not installed" in plan.method
+    assert plan.started_compute == 7 and plan.gap == 0.0
