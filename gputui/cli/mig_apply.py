@@ -48,6 +48,7 @@ def apply_plan(args: argparse.Namespace) -> int:
 def _simulate(session: Any, plan: Any, layouts: Any) -> int:
     from gputui.core.errors import GputuiError
     from gputui.core.migplan.smi_replay import ModelGpu, ReplayError, replay
+    from gputui.core.plain_text import sanitise
     from gputui.jobs.records import RUNNING
 
     changes = {}
@@ -65,10 +66,10 @@ def _simulate(session: Any, plan: Any, layouts: Any) -> int:
             try:
                 replay({g.index: model}, list(cmd))
             except ReplayError as e:
-                raise GputuiError(f"mig apply: {g.node} GPU {g.index}: {e}") from None
-            print(f"{g.node}: {shlex.join(cmd)}")
+                raise GputuiError(f"mig apply: {sanitise(g.node)} GPU {g.index}: {e}") from None
+            print(f"{sanitise(g.node)}: {shlex.join(cmd)}")
         if model.layout() != gp.layout:
-            raise GputuiError(f"mig apply: {g.node} GPU {g.index}: the commands did not reach the plan")
+            raise GputuiError(f"mig apply: {sanitise(g.node)} GPU {g.index}: the commands did not reach the plan")
         changes[g.key] = tuple((gi, s.profile, s.start) for gi, s in sorted(model.instances.items()))
     service = session.service
     for gp in plan.gpus:
@@ -90,7 +91,7 @@ def _simulate(session: Any, plan: Any, layouts: Any) -> int:
                                             for gr in ng.gpus if gr.mig)
     ]  # fmt: skip
     for r in started:
-        print(f"running: job {r.id} {r.display_name} on {r.allocation_text}")
+        print(sanitise(f"running: job {r.id} {r.display_name} on {r.allocation_text}"))
     jobs = sum(1 for d in plan.started if d.job_id is not None)
     print(f"re-sliced {len(changes)} GPU(s) of this replay (gputui mig apply --simulate --reset gives the recorded "
           f"layouts back); {len(started)} job(s) run on them, {jobs} were planned to start")  # fmt: skip

@@ -12,6 +12,7 @@ from rich.text import Text
 from gputui.core.migplan.parted import yaml_config
 from gputui.core.migplan.plan import GpuPlan, Plan
 from gputui.core.model import ClusterSnapshot, ComputeInstance, GpuInstance, GpuSnapshot
+from gputui.core.plain_text import sanitise
 from gputui.ui.widgets.mig_view import render_mig
 
 
@@ -41,8 +42,10 @@ def _gpu_of(snap: ClusterSnapshot, node: str, index: int) -> GpuSnapshot | None:
 def _diagram(gpu: GpuSnapshot, width: int) -> Text:
     """The slot diagram of the detail view (its slot, GI and CI lines), without the GI list under it."""
     lines = render_mig(gpu, width).split("\n")
-    keep = [ln for ln in lines[1:4] if ln.plain.startswith(("slot", "GI ", "CI "))]
-    return Text("\n").join(keep or lines[:1])
+    keep = [ln for ln in lines[1:4] if ln.plain.startswith(("slot", "GI ", "CI "))] or lines[:1]
+    for ln in keep:
+        ln.plain = sanitise(ln.plain)  # the same length, so the styles stay where they were
+    return Text("\n").join(keep)
 
 
 def yaml_of(plan: Plan) -> str:
@@ -70,7 +73,7 @@ def print_plan(plan: Plan, snap: ClusterSnapshot, width: int = 100) -> None:
     out.print(Text(_summary(plan)))
     for gp in plan.gpus:
         g = gp.gpu
-        head = f"{g.node} GPU {g.index} ({g.model.key})"
+        head = f"{sanitise(g.node)} GPU {g.index} ({g.model.key})"
         if gp.gpu.fixed and not gp.starts:
             out.print(Text(f"\n{head}: left as it is (this source does not give every instance's placement and id)"))
             continue

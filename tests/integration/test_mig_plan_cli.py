@@ -110,3 +110,15 @@ def test_a_log_without_placements_is_left_as_it_is(capsys) -> None:  # type: ign
     code, out, _ = run(capsys, "mig", "plan", str(log), "--want", "1g.10gb:2")
     assert code == 0 and "left as it is" in out and "nvidia-smi mig -i" not in out
     assert "mig-configs: {}" in out and parse_counts(out[out.index("version: v1") :]) == {}
+
+
+def test_names_from_the_source_reach_the_terminal_as_plain_text() -> None:
+    from dataclasses import replace
+
+    from gputui.cli.mig_plan_view import _diagram
+    from gputui.core.model import GpuInstance, GpuSnapshot
+
+    gpu = GpuSnapshot(index=0, name="NVIDIA H100 80GB HBM3", mig_mode_current=True)
+    gpu = replace(gpu, gpu_instances=(GpuInstance(1, "3g\x1b[2J.40gb", 9, 4, 4),))
+    text = _diagram(gpu, 100).plain
+    assert "\x1b" not in text and "\ufffd" in text
