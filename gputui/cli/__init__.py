@@ -25,6 +25,7 @@ SUBCOMMANDS = {
     "cancel": "cancel_cmd",
     "queue": "queue_cmd",
     "explain": "explain_cmd",
+    "export": "export_cmd",
 }
 
 
