@@ -25,10 +25,11 @@ class LabelSet:
 
     head: tuple[str, ...]
     tail: tuple[str, ...]
+    text: str  # the whole set, rendered: braces(head + tail)
 
-    @property
-    def text(self) -> str:
-        return braces(self.head + self.tail)
+    @staticmethod
+    def of(head: tuple[str, ...], tail: tuple[str, ...]) -> LabelSet:
+        return LabelSet(head, tail, braces(head + tail))
 
     def plus(self, *extra: str) -> str:
         return braces(self.head + self.tail + extra)
@@ -44,8 +45,7 @@ class LabelSet:
         """The labels of a MIG GPU instance; None when it has no id or profile to name it by."""
         if gi.gi_id is None or not gi.profile:
             return None
-        return LabelSet(self.head + (part("GPU_I_PROFILE", sanitise(gi.profile)), part("GPU_I_ID", str(gi.gi_id))),
-                        self.tail)  # fmt: skip
+        return _instance(self, gi.profile, gi.gi_id)
 
 
 def gpu_labels(node: NodeSnapshot, gpu: GpuSnapshot) -> LabelSet:
@@ -67,4 +67,10 @@ def _gpu_labels(host: str, driver: str | None, index: int, uuid: str | None, bus
     tail = [part("Hostname", sanitise(host))]
     if driver:
         tail.append(part("DCGM_FI_DRIVER_VERSION", sanitise(driver)))
-    return LabelSet(tuple(head), tuple(tail))
+    return LabelSet.of(tuple(head), tuple(tail))
+
+
+@lru_cache(maxsize=65536)
+def _instance(labels: LabelSet, profile: str, gi_id: int) -> LabelSet:
+    extra = (part("GPU_I_PROFILE", sanitise(profile)), part("GPU_I_ID", str(gi_id)))
+    return LabelSet.of(labels.head + extra, labels.tail)
