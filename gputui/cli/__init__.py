@@ -26,6 +26,7 @@ SUBCOMMANDS = {
     "queue": "queue_cmd",
     "explain": "explain_cmd",
     "export": "export_cmd",
+    "serve": "serve_cmd",
 }
 
 
