@@ -105,7 +105,7 @@ def _serve(args: argparse.Namespace, source, host: str, port: int, notice: str |
         print(f"gputui export: serving http://{where}:{bound_port}/metrics (Ctrl-C stops)", flush=True)
         restore = stop.install()
         try:
-            run_feed(feed, collector, stop, interval=args.interval)
+            run_feed(feed, collector, stop, interval=args.interval, on_error=_poll_failed)
         finally:
             restore()
             server.shutdown()
@@ -115,6 +115,12 @@ def _serve(args: argparse.Namespace, source, host: str, port: int, notice: str |
         if jobs is not None:
             jobs.close()
     return 0
+
+
+def _poll_failed(message: str) -> None:
+    from gputui.core.plain_text import sanitise
+
+    print(f"gputui export: poll failed, still serving the last frame: {sanitise(message)}", file=sys.stderr)
 
 
 def _backfill(args: argparse.Namespace) -> int:

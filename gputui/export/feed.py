@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from gputui.core.errors import GputuiError
 from gputui.core.scheduler.jobs import PENDING, RUNNING
 from gputui.export.attribution import Attribution, from_events, from_records
 from gputui.export.collector import FrameCollector
@@ -45,16 +46,26 @@ def run_feed(
     interval: float,
     clock: Callable[[], float] = time.monotonic,
     on_frame: Callable[[Frame], None] | None = None,
+    on_error: Callable[[str], None] | None = None,
 ) -> int:
-    """Poll until a stop request; returns the number of frames exported."""
+    """Poll until a stop request; returns the number of frames exported. A poll that fails for a reason the user
+    can fix (a workload manager not answering) keeps the last frame served and is reported once per message."""
     frames = 0
+    last_error: str | None = None
     while not stop.requested:
         t0 = clock()
-        frame = feed.frame()
-        collector.update(frame)
-        frames += 1
-        if on_frame is not None:
-            on_frame(frame)
+        try:
+            frame = feed.frame()
+        except GputuiError as e:
+            if on_error is not None and str(e) != last_error:
+                on_error(str(e))
+            last_error = str(e)
+        else:
+            last_error = None
+            collector.update(frame)
+            frames += 1
+            if on_frame is not None:
+                on_frame(frame)
         if stop.wait(t0 + interval - clock()):
             break
     return frames

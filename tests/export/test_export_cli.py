@@ -102,3 +102,42 @@ def test_backfill_of_the_demo_carries_recorded_jobs_in_time_order(tmp_path: Path
     times = [float(s.timestamp) for s in util if s.labels.get("hpc_job") is None and s.labels["gpu"] == "0"
              and s.labels["Hostname"] == "node01"]  # fmt: skip
     assert times == sorted(times) and len(times) > 100
+
+
+def test_a_failing_poll_keeps_the_last_frame_and_is_reported_once() -> None:
+    from jobs_helpers import T0, machine
+
+    from gputui.core.errors import SourceError
+    from gputui.export.collector import FrameCollector
+    from gputui.export.feed import ExportFeed, run_feed
+
+    class Flaky:
+        def __init__(self) -> None:
+            self.polls = 0
+
+        def poll(self):  # type: ignore[no-untyped-def]
+            self.polls += 1
+            if self.polls > 1:
+                raise SourceError("slurmctld is not answering")
+            return machine(T0)
+
+        def close(self) -> None:
+            pass
+
+    class FourPolls:
+        requested = False
+
+        def __init__(self) -> None:
+            self.waits = 0
+
+        def wait(self, seconds: float) -> bool:
+            self.waits += 1
+            self.requested = self.waits >= 4
+            return self.requested
+
+    errors: list[str] = []
+    collector = FrameCollector()
+    frames = run_feed(ExportFeed(Flaky()), collector, FourPolls(), interval=0.0, on_error=errors.append)
+    assert frames == 1 and errors == ["slurmctld is not answering"]
+    text = collector.scrape()
+    assert text is not None and b"DCGM_FI_DEV_FB_USED" in text
