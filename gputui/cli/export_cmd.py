@@ -52,20 +52,22 @@ def run(args: argparse.Namespace) -> int:
     opened = open_source(args.source)
     source = opened.source
     try:
-        if isinstance(source, ReplaySource):
-            _position(source, args.at, args.paused)
-        elif args.at is not None:
+        if args.at is not None and not isinstance(source, ReplaySource):
             raise GputuiError("--at needs a recording or a log; a live source has only the present")
         return _serve(args, source, host, port, opened.notice, not is_loopback(host))
     finally:
         source.close()
 
 
-def _position(source, at: str | None, paused: bool) -> None:  # type: ignore[no-untyped-def]
+def _position(source, jobs, at: str | None, paused: bool) -> None:  # type: ignore[no-untyped-def]
+    """Where a replay starts: ``at``, else where its queue's clock is (as the dashboard opens), else its start."""
     from gputui.core.timefmt import parse_time
+    from gputui.jobs.service import JobService
 
     if at is not None:
         source.seek(parse_time(at, source.start_time, source.end_time))
+    elif isinstance(jobs, JobService) and jobs.clock.simulated:
+        source.seek(jobs.clock.resume_at(source.start_time))
     if not paused:
         source.play()
 
@@ -86,6 +88,10 @@ def _serve(args: argparse.Namespace, source, host: str, port: int, notice: str |
             jobs = open_service(args.source, source)
         except GputuiError as e:
             notice = "; ".join(n for n in (notice, f"jobs are unavailable: {e}") if n)
+    from gputui.sources.replay import ReplaySource
+
+    if isinstance(source, ReplaySource):
+        _position(source, jobs, args.at, args.paused)
     collector = FrameCollector()
     feed = ExportFeed(source, jobs)
     stop = StopSignal()
