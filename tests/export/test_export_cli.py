@@ -92,16 +92,19 @@ def test_backfill_of_an_nvidia_smi_log_parses_as_openmetrics(tmp_path: Path) -> 
     assert any("GPU_I_PROFILE" in s.labels for s in fams["DCGM_FI_DEV_FB_USED"].samples)
 
 
-def test_backfill_of_the_demo_carries_recorded_jobs_in_time_order(tmp_path: Path) -> None:
+def test_backfill_of_a_recording_carries_recorded_jobs_in_time_order(tmp_path: Path) -> None:
+    # the demo's first 50 s (the strict parser is slow on all 601 frames; the promtool test takes them all)
+    rec = tmp_path / "first-50s.gtrec"
+    assert main(["record", "demo", "-o", str(rec), "--duration", "50s", "-q"]) == 0
     out = tmp_path / "demo.om"
-    assert main(["export", "demo", "--openmetrics", str(out)]) == 0
+    assert main(["export", str(rec), "--openmetrics", str(out)]) == 0
     fams = {f.name: f for f in parse_openmetrics(out.read_text())}
     util = fams["DCGM_FI_DEV_GPU_UTIL"].samples
-    held = [s for s in util if s.labels.get("hpc_job") == "48212"]
+    held = [s for s in util if s.labels.get("hpc_job") == "48212"]  # the torchrun job, started at 45 s
     assert held and {s.labels["gpu"] for s in held} == {"2", "3"}
     times = [float(s.timestamp) for s in util if s.labels.get("hpc_job") is None and s.labels["gpu"] == "0"
              and s.labels["Hostname"] == "node01"]  # fmt: skip
-    assert times == sorted(times) and len(times) > 100
+    assert times == sorted(times) and len(times) > 10
 
 
 def test_a_failing_poll_keeps_the_last_frame_and_is_reported_once() -> None:
