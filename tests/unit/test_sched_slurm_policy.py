@@ -76,3 +76,9 @@ def test_begin_times() -> None:
     assert 0.0 < noon <= 86400.0
     with pytest.raises(RequestError, match="cannot read begin time"):
         parse_begin("next tuesday")
+
+
+def test_the_slurm_policy_also_creates_mig_instances_in_planning_mode() -> None:
+    state = cluster(("node01", 1, GpuSpec(mig=())), policy="slurm", mig_dynamic=True)
+    got = place(state, "--gres=gpu:1g.10gb:1", policy="slurm")
+    assert got is not None and got.nodes[0].gpus[0].mig is not None

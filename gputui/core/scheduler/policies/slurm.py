@@ -77,8 +77,9 @@ class Slurm:
     def whole_key(self, g: GpuUnit) -> tuple:
         return (-g.index,)
 
-    def mig_key(self, used_before: int, open_before: tuple[int, int], open_after: tuple[int, int]) -> tuple:
-        return mig_key(used_before, open_before, open_after)
+    def mig_key(self, used_before: int, open_before: tuple[int, int], open_after: tuple[int, int],
+                lean: int = 0) -> tuple:  # fmt: skip
+        return mig_key(used_before, open_before, open_after, lean)  # Slurm creates no MIG instances: best-fit's
 
     def mps_key(self, g: GpuUnit) -> tuple:
         return (-g.index,)
