@@ -25,7 +25,9 @@ from pathlib import Path
 OVERVIEW_COLUMNS = ("model", "util", "mem", "temp", "power", "mode", "badges")
 #: the largest config file read (a config is a few lines; anything bigger is not one)
 MAX_BYTES = 64 * 1024
-_TOP = {"theme": str, "interval": (int, float), "readonly": bool, "paused": bool, "source": str}
+_TOP: dict[str, tuple[type, ...]] = {
+    "theme": (str,), "interval": (int, float), "readonly": (bool,), "paused": (bool,), "source": (str,),
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -75,8 +77,8 @@ def _parse(data: dict[str, object]) -> Config:
         kind = _TOP.get(key)
         if kind is None:
             raise ValueError(f"unknown key {key!r} (known: {', '.join([*_TOP, 'overview'])})")
-        if not isinstance(value, kind) or (kind != bool and isinstance(value, bool)):
-            raise ValueError(f"{key}: expected {'a number' if key == 'interval' else kind.__name__}")  # type: ignore[union-attr]
+        if not isinstance(value, kind) or (bool not in kind and isinstance(value, bool)):
+            raise ValueError(f"{key}: expected {'a number' if key == 'interval' else kind[0].__name__}")
         if key == "interval":
             if not 0 < float(value) <= 3600:  # type: ignore[arg-type]
                 raise ValueError("interval: expected seconds, more than 0 and at most 3600")
