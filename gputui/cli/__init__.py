@@ -27,6 +27,7 @@ SUBCOMMANDS = {
     "explain": "explain_cmd",
     "export": "export_cmd",
     "serve": "serve_cmd",
+    "completion": "completion_cmd",
 }
 
 
