@@ -17,7 +17,8 @@ def complete(script: Path, words: list[str]) -> list[str]:
     line = " ".join(words)
     body = (
         f"source {script}; COMP_WORDS=({line}); COMP_CWORD={len(words) - 1}; COMP_LINE='{line}'; "
-        f"COMP_POINT=${{#COMP_LINE}}; _shtab_gputui gputui {words[-1]} {words[-2]}; printf '%s\\n' \"${{COMPREPLY[@]}}\""
+        f"COMP_POINT=${{#COMP_LINE}}; _shtab_gputui gputui {words[-1]} {words[-2]}; "
+        "printf '%s\\n' \"${COMPREPLY[@]}\""
     )
     out = subprocess.run(["bash", "-c", body], capture_output=True, text=True, timeout=30, check=True).stdout
     return out.split()
