@@ -35,7 +35,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     from rich.console import Console
 
+    from gputui.cli.plain_output import terminal
     from gputui.render.smi_tables import print_snapshot
 
-    print_snapshot(Console(highlight=False), snap, args.node)
+    print_snapshot(Console(file=terminal(sys.stdout), highlight=False), snap, args.node)  # Text only: sanitised
     return 0

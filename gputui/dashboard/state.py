@@ -7,6 +7,7 @@ import time
 from collections.abc import Sequence
 
 from gputui.core.model import ClusterSnapshot, Event, GpuSnapshot, NodeSnapshot
+from gputui.core.plain_snapshot import plain_events, plain_snapshot
 from gputui.dashboard.event_feed import EventFeed
 from gputui.dashboard.gpu_filter import GpuFilter
 from gputui.dashboard.gpu_index import gpu_rows
@@ -37,7 +38,11 @@ class DashboardState:
     # -- one frame -------------------------------------------------------------------------------
     def apply(self, snap: ClusterSnapshot) -> bool:
         """Take a new frame: the GPU index, the selection, the history and a replay's events.
-        Returns whether the subtitle (source, GPU and node count) changed."""
+        Returns whether the subtitle (source, GPU and node count) changed.
+
+        This is where data enters the dashboard's rendering: every string of the frame is made plain text here
+        (control characters shown as escapes, see core/plain_text.py), so no view can draw a raw one."""
+        snap = plain_snapshot(snap)
         self.snapshot = snap
         rows = gpu_rows(snap)
         self.gpus = {key: (n, g) for key, n, g in rows}
@@ -55,14 +60,14 @@ class DashboardState:
     def _feed_events(self, previous: float | None, now: float) -> None:
         assert self.replay is not None
         if previous is None:
-            self.event_feed.add(self.replay.events_until(now))
+            self.event_feed.add(plain_events(self.replay.events_until(now)))
         elif now > previous:
-            self.event_feed.add(self.replay.events_between(previous, now))
+            self.event_feed.add(plain_events(self.replay.events_between(previous, now)))
         elif now < previous:
             self.event_feed.mark(f"↶ back to {time.strftime('%H:%M:%S', time.gmtime(now))}")
 
     def add_events(self, events: Sequence[Event]) -> None:
-        self.event_feed.add(list(events))
+        self.event_feed.add(plain_events(list(events)))
 
     # -- selection and filter --------------------------------------------------------------------
     def selected_gpu(self) -> tuple[NodeSnapshot | None, GpuSnapshot | None]:

@@ -18,11 +18,12 @@ from gputui.core.plain_text import sanitise
 NA = Text("N/A", style="dim")
 
 
-def na(value: object, fmt: str = "{}") -> Text | str:
-    """The value formatted (a string sanitised), or a dim N/A when the source did not have it."""
+def na(value: object, fmt: str = "{}") -> Text:
+    """The value formatted (a string sanitised) as plain Text, never markup; a dim N/A when the source did not
+    have it."""
     if value is None:
         return NA
-    return fmt.format(sanitise(value) if isinstance(value, str) else value)
+    return Text(fmt.format(sanitise(value) if isinstance(value, str) else value))
 
 
 def on_off(value: bool | None) -> Text | str:
@@ -56,8 +57,9 @@ class _SmiTable(Table):
     def add_row(self, *cells: RenderableType | None, **kwargs: object) -> None:  # type: ignore[override]
         out: list[RenderableType | None] = []
         for col, cell in zip(self.columns, cells, strict=False):
-            if col.header in _FREE_TEXT and isinstance(cell, str):
-                cell = Text(cell, no_wrap=True, overflow="ellipsis")  # one line, cut with an ellipsis
+            if col.header in _FREE_TEXT and isinstance(cell, str | Text):
+                cell = Text(cell, no_wrap=True, overflow="ellipsis") if isinstance(cell, str) else cell.copy()
+                cell.no_wrap, cell.overflow = True, "ellipsis"  # one line, cut with an ellipsis
             elif isinstance(cell, str | Text):
                 width = cell.cell_len if isinstance(cell, Text) else len(cell)
                 col.min_width = max(col.min_width or 0, width)

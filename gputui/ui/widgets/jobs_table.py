@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual import events
 
+from gputui.core.plain_text import sanitise
 from gputui.jobs.describe import clock_text
 from gputui.jobs.records import CANCELLED, COMPLETED, FAILED, PENDING, RUNNING, JobRecord
 from gputui.ui.palette import PLAIN, Palette
@@ -64,8 +65,8 @@ def job_row(rec: JobRecord, now: float) -> JobRow:
     else:
         reason = f"stopping: {rec.stop_requested}" if rec.stop_requested else ""
     return JobRow(
-        id=rec.id, name=rec.display_name, user=rec.user, state=rec.state, reason=reason,
-        granularity=rec.granularity, allocation=rec.allocation_text, submit_time=rec.submit_time,
+        id=rec.id, name=sanitise(rec.display_name), user=sanitise(rec.user), state=rec.state, reason=sanitise(reason),
+        granularity=rec.granularity, allocation=sanitise(rec.allocation_text), submit_time=rec.submit_time,
         start_time=rec.start_time, elapsed=int(rec.elapsed(now)), end_time=rec.end_time,
     )  # fmt: skip
 
