@@ -12,7 +12,7 @@ from __future__ import annotations
 import io
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import TextIO
 
 from gputui.core.plain_text import sanitise_block
@@ -55,8 +55,6 @@ def plain_streams() -> Iterator[None]:
     try:
         yield
     finally:
-        try:
+        with suppress(OSError, ValueError):  # a closed pipe: nothing more to say
             sys.stdout.flush()
-        except (OSError, ValueError):
-            pass
         sys.stdout, sys.stderr = out, err
