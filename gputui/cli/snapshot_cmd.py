@@ -28,6 +28,8 @@ def run(args: argparse.Namespace) -> int:
         opened.source.close()
     if opened.notice:
         print(f"gputui: {opened.notice}", file=sys.stderr)
+    for warning in getattr(getattr(opened.source, "store", None), "warnings", ()):
+        print(f"gputui: {warning}", file=sys.stderr)  # damage the reader stepped around
     if args.json:
         from gputui.core.serialize import snapshot_to_json
 

@@ -105,7 +105,7 @@ def _check_host(state: ClusterState, cap: StaticCapacity, req: JobRequest) -> No
 def check(state: ClusterState, cap: StaticCapacity, req: JobRequest) -> None:
     """Raise :class:`RequestError` if ``req`` could not run even on an idle cluster."""
     if req.constraint and not constraint_mask(state, req.constraint):
-        raise RequestError(f"--constraint: no node has {'|'.join('&'.join(a) for a in req.constraint)}")
+        raise RequestError(f"--constraint: no node has {cut('|'.join('&'.join(a) for a in req.constraint))}")
     _check_host(state, cap, req)
     if req.kind == "shard":
         if cap.shards_max == 0:
