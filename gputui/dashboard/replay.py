@@ -62,7 +62,7 @@ class ReplayController:
         with self.feed.lock:
             # A poll that started before this change must not overwrite its result.
             self.feed.generation += 1
-            position, playing = replay.position, replay.playing
+            position = replay.position
             try:
                 change(replay)
                 snap = replay.current()
