@@ -62,7 +62,8 @@ def theme_from_data(data: dict[str, object], default_name: str) -> Theme:
     """A Theme from a parsed file; raises ThemeFileError naming the first problem."""
     unknown = sorted(set(data) - set(COLOUR_FIELDS) - set(NUMBER_FIELDS) - set(OTHER_FIELDS))
     if unknown:
-        raise ThemeFileError(f"unknown key {shown(unknown[0])} (a theme has {', '.join(COLOUR_FIELDS)}, dark, variables)")
+        known = ", ".join(COLOUR_FIELDS)
+        raise ThemeFileError(f"unknown key {shown(unknown[0])} (a theme has {known}, dark, variables)")
     if "primary" not in data:
         raise ThemeFileError("primary is missing (the one colour a theme needs)")
     name = data.get("name", default_name)
