@@ -7,6 +7,7 @@ gputui adopts the processes still running (same pid and same start time) or read
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import signal
@@ -68,6 +69,7 @@ class LocalRunner:
         self.base_env = base_env
         self.wall = wall
         self.host = host_name()
+        self.owner_uid = os.geteuid()  # the job service sets its user's uid: only that user's rows are run
         self._children: dict[int, subprocess.Popen[bytes]] = {}
         self._seen_alive: set[int] = set()
         self._killed: set[int] = set()
@@ -109,6 +111,11 @@ class LocalRunner:
         return [*interpreter(rec.script), str(script), *rec.command]
 
     def start(self, rec: JobRecord, env: dict[str, str]) -> Launch:
+        if rec.uid != self.owner_uid:
+            # A row written by another user (who could write the store) is never run as this one.
+            raise PermissionError(
+                errno.EPERM, f"submitted by uid {rec.uid}, not by the store's owner (uid {self.owner_uid}); not run"
+            )
         job_dir = make_private_dir(self.job_dir(rec.id))
         for stale in (EXIT_FILE, WRAPPER_FILE):  # from an earlier run of a requeued job
             (job_dir / stale).unlink(missing_ok=True)
