@@ -65,6 +65,7 @@ def hostile_snapshot(t: float = T0) -> ClusterSnapshot:
                     memory_total_mib=40960, memory_used_mib=1000, utilization_gpu=50,
                     processes=(ProcessInfo(4242, "C", 900, "USER" + EVIL, "CMD" + EVIL),)),
         GpuSnapshot(1, uuid="GPU-1", name="NVIDIA A100", mig_mode_current=True, gpu_instances=(mig,), mps=mps),
+        GpuSnapshot(2, uuid="GPU-2", name="NVIDIA A100", memory_total_mib=40960, memory_used_mib=0),  # free
     )  # fmt: skip
     node = NodeSnapshot("node01", gpus, "DRV" + EVIL, "12.4", features=("F" + EVIL,))
     return ClusterSnapshot(t, (node,), "src" + EVIL)
@@ -189,6 +190,12 @@ async def test_the_dashboard_draws_hostile_data_plainly(tmp_path: Path) -> None:
                 break
             await pilot.pause(0.02)
         job = service.submit(f"-J {shlex.quote(name)} --cpus-per-task=1", py(f"print({EVIL!r})"))
+        holder = service.submit(f"-J {shlex.quote('HOLD' + EVIL)} --gpus=1", py("import time; time.sleep(60)"))
+        for _ in range(200):  # the GPU job runs: the overview's holder column names it
+            if app.state.jobs_by_gpu:
+                break
+            await pilot.pause(0.02)
+        assert any("HOLD" in label for label in app.state.jobs_by_gpu.values())
         app.show_job_events([Event(T0, "job_submitted", "EVENT " + EVIL, job_id=str(job.id))])
         from gputui.ui.dialogs.outcome_dialogs import notify_plain
 
@@ -212,9 +219,15 @@ async def test_the_dashboard_draws_hostile_data_plainly(tmp_path: Path) -> None:
             assert not [link for link in links if "passwd" in str(link)], f"view {key}: markup made a link"
             seen.append(text)
         assert "A\\x1b]0;pwned" in seen[0] and "[bold red]x[/]" in "".join(seen)  # overview: GPU names shown
+        assert "HOLDA\\x1b]0;" in seen[0]  # the holder column: the job's name
         notes = [n for n in app._notifications if n.message.startswith("NOTICE")]
         assert notes and not notes[0].markup and notes[0].message == "NOTICE " + sanitise(EVIL)
         jobs = app.screen.query_one(JobsView)
         assert jobs is not None and any(f"{sanitise(name)[:10]}" in s for s in seen[3:])
         del Button
+        service.cancel(holder.id)
+        for _ in range(200):
+            if service.get(holder.id).record.ended:
+                break
+            await pilot.pause(0.05)
     service.close()
