@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from gputui.core.model import ClusterSnapshot, Event, GpuSnapshot, NodeSnapshot
 from gputui.core.plain_snapshot import plain_events, plain_snapshot
+from gputui.core.plain_text import sanitise
 from gputui.dashboard.event_feed import EventFeed
 from gputui.dashboard.gpu_filter import GpuFilter
 from gputui.dashboard.gpu_index import gpu_rows
@@ -21,7 +22,7 @@ class DashboardState:
     """What the dashboard knows now; ``replay`` (None for a live source) gives the recorded events."""
 
     def __init__(self, description: str, replay: ReplaySource | None = None) -> None:
-        self.description = description
+        self.description = sanitise(description)  # a file name the user gave may hold anything
         self.replay = replay
         self.snapshot: ClusterSnapshot | None = None
         self.gpus: dict[str, tuple[NodeSnapshot, GpuSnapshot]] = {}
@@ -32,7 +33,7 @@ class DashboardState:
         self.jobs_records: tuple[JobRecord, ...] = ()
         self.jobs_now = 0.0
         self.jobs_by_gpu: dict[str, str] = {}
-        self.subtitle = description
+        self.subtitle = self.description
         self._last_time: float | None = None
 
     # -- one frame -------------------------------------------------------------------------------
