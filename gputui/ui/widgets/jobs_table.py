@@ -71,11 +71,30 @@ def job_row(rec: JobRecord, now: float) -> JobRow:
     )  # fmt: skip
 
 
-def job_rows(records: Iterable[JobRecord], now: float, state_filter: str = "all", text: str = "") -> list[JobRow]:
-    """Rows for the table, filtered: pending and running jobs by id first, then finished ones newest first."""
+RowCache = dict[int, tuple[JobRecord, JobRow]]
+
+
+def _cached_row(rec: JobRecord, now: float, cache: RowCache) -> JobRow:
+    """``job_row``, kept for a record that has not changed: only a running job's row moves with the clock."""
+    hit = cache.get(rec.id)
+    if hit is not None and hit[0] is rec and not rec.running:
+        return hit[1]
+    row = job_row(rec, now)
+    cache[rec.id] = (rec, row)
+    return row
+
+
+def job_rows(
+    records: Iterable[JobRecord], now: float, state_filter: str = "all", text: str = "", cache: RowCache | None = None
+) -> list[JobRow]:
+    """Rows for the table, filtered: pending and running jobs by id first, then finished ones newest first.
+    With ``cache`` (kept by the caller between calls) an unchanged record's row is not made again."""
     states = STATE_FILTERS[state_filter]
     needle = text.strip().lower()
-    rows = [job_row(r, now) for r in records if r.state in states]
+    if cache is None:
+        rows = [job_row(r, now) for r in records if r.state in states]
+    else:
+        rows = [_cached_row(r, now, cache) for r in records if r.state in states]
     if needle:
         rows = [r for r in rows if r.matches(needle)]
     active = sorted((r for r in rows if r.state in (PENDING, RUNNING)), key=lambda r: r.id)
