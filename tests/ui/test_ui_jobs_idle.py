@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import gputui.ui.widgets.jobs_table as jobs_table
 from jobs_helpers import machine, sim_service
+
+import gputui.ui.widgets.jobs_table as jobs_table
 
 
 def test_unchanged_rows_are_kept_and_running_ones_follow_the_clock(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
