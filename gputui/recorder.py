@@ -80,8 +80,8 @@ class Recorder:
                 )
             try:
                 w.append(snap)
-            except OSError as e:
-                raise self._failed(e) from None
+            except OSError as err:
+                raise self._failed(err) from None
             self.frames_written += 1
             self._end = snap.timestamp
             events = mps_events(self._prev, snap) if self.derive_mps_events else []
