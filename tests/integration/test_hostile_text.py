@@ -93,11 +93,14 @@ def test_sanitiser_shows_every_control_visibly() -> None:
 def test_snapshot_of_a_hostile_recording(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setenv("COLUMNS", "400")
     rec = write_recording(tmp_path / "evil.gtrec")
-    code, out, err = run(capsys, "snapshot", str(rec))
+    code, out, err = run(capsys, "snapshot", str(rec), "--wide")
     assert code == 0, err
     assert_plain(out + err, carriers=8)
     for label in ("NAME", "BUS", "DRV", "USER", "CMD", "src", "F"):
         assert f"{label}A\\x1b]0;pwned" in out, label
+    code, out, err = run(capsys, "snapshot", str(rec))  # the default, narrower tables
+    assert code == 0, err
+    assert_plain(out + err, carriers=3, whole=False)
 
 
 def test_snapshot_of_a_hostile_csv_log(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch) -> None:  # type: ignore[no-untyped-def]
