@@ -84,3 +84,39 @@ def test_a_store_that_cannot_be_opened_says_why(tmp_path: Path, monkeypatch, fs,
     monkeypatch.setattr(os, "statvfs", lambda p: fs)
     with pytest.raises(error, match=word):
         JobStore(tmp_path / "jobs.db")
+
+
+def test_the_exit_survives_a_disk_that_filled_while_the_job_ran(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from gputui.jobs.runners import wrapper
+
+    job_dir = tmp_path / "job"
+    job_dir.mkdir()
+    real = wrapper.write_private_file
+    monkeypatch.setattr(wrapper, "start_ticks", lambda pid: None)
+
+    def full_after_start(path, data):  # type: ignore[no-untyped-def]
+        if path.name == wrapper.EXIT_FILE:
+            raise OSError(28, "No space left on device")
+        real(path, data)
+
+    monkeypatch.setattr(wrapper, "write_private_file", full_after_start)
+    assert wrapper.run(job_dir, py("pass")) == 0
+    record = wrapper.read_json(job_dir / wrapper.EXIT_FILE)
+    assert record is not None and record["exit_code"] == 0  # written into the space reserved at the start
+    assert not (job_dir / wrapper.RESERVE_FILE).exists()
+
+
+def test_an_exit_lost_to_a_full_disk_is_state_unknown_not_a_false_failure(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from gputui.jobs.runners import local
+
+    svc = local_service(tmp_path)
+    try:
+        svc.tick(machine(time.time()))
+        monkeypatch.setattr(os, "statvfs", lambda p: _Fs(full=True))  # the disk is full when the job ends
+        # The wrapper dies before it can record anything: no exit record, as when even the reserve is gone.
+        job = svc.submit("-c 1", py("import os, signal; os.kill(os.getppid(), signal.SIGKILL)"))
+        wait_for(lambda: svc.tick(machine(time.time())) and svc.store.get(job.id).ended, timeout=10)
+        rec = svc.store.get(job.id)
+        assert rec.end_reason == local.DISK_FULL and rec.exit_code is None
+    finally:
+        svc.close()
