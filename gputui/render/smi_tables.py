@@ -197,6 +197,7 @@ def gpu_table(node: NodeSnapshot) -> Table:
 
 def mig_table(node: NodeSnapshot) -> Table | None:
     rows: list[tuple[Text | str, ...]] = []
+    notes: list[Text] = []  # the MIG UUIDs people copy, for when their column is left out
     for g in node.gpus:
         for gi in g.gpu_instances:
             placement = NA if gi.placement_start is None else f"{gi.placement_start}:{na(gi.placement_size)}"
@@ -229,6 +230,9 @@ def mig_table(node: NodeSnapshot) -> Table | None:
                         na(ci.mig_uuid),
                     )
                 )
+                if ci.mig_uuid is not None:
+                    r = rows[-1]
+                    notes.append(Text(f"GPU {r[0]} GI {r[1]} CI {r[2]}: {r[8]}"))
     empty_mig = [str(g.index) for g in node.gpus if g.mig_mode_current and not g.gpu_instances]
     if not rows and not empty_mig:
         return None
@@ -245,7 +249,7 @@ def mig_table(node: NodeSnapshot) -> Table | None:
         "MIG UUID",
         right=("GPU", "GI ID", "CI ID", "MIG Dev", "SM"),
     )
-    t.notes = [Text(f"GPU {r[0]} GI {r[1]} CI {r[2]}: {r[8]}") for r in rows if isinstance(r[8], str)]
+    t.notes = notes
     for r in rows:
         t.add_row(*r)
     for idx in empty_mig:
