@@ -7,12 +7,16 @@ numbers in requests and specs checks the digit count first and refuses with one 
 
 from __future__ import annotations
 
+from gputui.core.plain_text import sanitise
+
 MAX_DIGITS = 12  # no count, size, index or time in a request needs more; fits an SQLite integer many times over
 
 
 def cut(text: str, limit: int = 40) -> str:
-    """``text`` for an error line, cut to ``limit`` characters (a 5,000-digit typo is not echoed whole)."""
-    return text if len(text) <= limit else text[:limit] + f"… ({len(text)} characters)"
+    """``text`` for an error line, sanitised (a line break typed into an option cannot start a line of its own)
+    and cut to ``limit`` characters (a 5,000-digit typo is not echoed whole)."""
+    shown_text = sanitise(text)
+    return shown_text if len(shown_text) <= limit else shown_text[:limit] + f"… ({len(text)} characters)"
 
 
 def shown(text: str, limit: int = 40) -> str:

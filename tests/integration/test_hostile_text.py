@@ -202,7 +202,7 @@ async def test_the_dashboard_draws_hostile_data_plainly(tmp_path: Path) -> None:
         app.show_job_events([Event(T0, "job_submitted", "EVENT " + EVIL, job_id=str(job.id))])
         from gputui.ui.dialogs.outcome_dialogs import notify_plain
 
-        notify_plain(app, "NOTICE " + EVIL)
+        notify_plain(app, "NOTICE " + EVIL, timeout=600)  # stays while the views are visited
         seen: list[str] = []
         for key in ("1", "2", "3", "4"):
             await pilot.press(key)
