@@ -25,6 +25,8 @@ SUBCOMMANDS = {
     "cancel": "cancel_cmd",
     "queue": "queue_cmd",
     "explain": "explain_cmd",
+    "export": "export_cmd",
+    "serve": "serve_cmd",
 }
 
 
