@@ -25,6 +25,7 @@ SUBCOMMANDS = {
     "cancel": "cancel_cmd",
     "queue": "queue_cmd",
     "explain": "explain_cmd",
+    "simulate": "simulate_cmd",
 }
 
 

@@ -12,10 +12,11 @@ import csv
 from dataclasses import dataclass
 from pathlib import Path
 
+from gputui.core.errors import GputuiError
 from gputui.core.scheduler.policies.shapes import MILLI, PodShape
 
 
-class TraceError(ValueError):
+class TraceError(GputuiError):
     """A trace file that cannot be used; the message is one line for the user."""
 
 
