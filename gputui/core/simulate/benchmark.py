@@ -9,6 +9,7 @@ from gputui.core.scheduler.policies.bestfit import BestFitTrace
 from gputui.core.scheduler.policies.clustering import ClusteringTrace
 from gputui.core.scheduler.policies.dotprod import DotProdTrace
 from gputui.core.scheduler.policies.fgd import FgdTrace
+from gputui.core.scheduler.policies.fgd_cpu import FgdCpuTrace
 from gputui.core.scheduler.policies.frag import Fragmenter, typical_shapes
 from gputui.core.scheduler.policies.packing import PackingTrace
 from gputui.core.scheduler.policies.random_fit import RandomTrace
@@ -26,7 +27,10 @@ POLICIES: dict[str, Callable[[Fragmenter], TracePolicy]] = {
     "packing": lambda f: PackingTrace(),
     "bestfit": lambda f: BestFitTrace(),
     "fgd": lambda f: FgdTrace(f),
+    "fgd-cpu": lambda f: FgdCpuTrace(f),
 }
+#: FGD's baselines, as its paper names them (the rest are gputui's own)
+BASELINES = ("random", "dotprod", "clustering", "packing", "bestfit", "fgd")
 
 
 def policy_names() -> list[str]:

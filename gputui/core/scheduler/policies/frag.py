@@ -94,18 +94,51 @@ def fragment(cpu_free: int, gpus: tuple[int, ...], model: str, shapes: tuple[Tar
 class Fragmenter:
     """F(n) for one expected workload, remembered per distinct node state (GPU order does not change F)."""
 
-    __slots__ = ("shapes", "_memo")
+    __slots__ = ("shapes", "_memo", "_fn")
 
-    def __init__(self, shapes: tuple[TargetShape, ...]) -> None:
+    def __init__(self, shapes: tuple[TargetShape, ...], cpu_aware: bool = False) -> None:
         self.shapes = shapes
         self._memo: dict[tuple, float] = {}
+        self._fn = fragment_cpu_aware if cpu_aware else fragment
 
     def of(self, cpu_free: int, gpus: tuple[int, ...], model: str) -> float:
         key = (cpu_free, tuple(sorted(gpus)), model)
         v = self._memo.get(key)
         if v is None:
-            v = self._memo[key] = fragment(cpu_free, key[1], model, self.shapes)
+            v = self._memo[key] = self._fn(cpu_free, key[1], model, self.shapes)
         return v
 
 
-__all__ = ["MILLI", "Fragmenter", "TargetShape", "fragment", "typical_shapes"]
+
+def fragment_cpu_aware(cpu_free: int, gpus: tuple[int, ...], model: str, shapes: tuple[TargetShape, ...]) -> float:
+    """gputui's variant of F(n): each GPU shape can use only as many GPUs (or k-GPU sets) as the node's CPUs can
+    feed pods of it, and CPU-only shapes are left out (they use no GPU, so they fragment none).
+
+    For a share of m thousandths with c CPUs: of the GPUs with at least m free, the cpu_free // c emptiest are
+    usable; for k whole GPUs: min(idle GPUs // k, cpu_free // c) sets. The rest of the idle GPU is m's fragment.
+    """
+    ordered = sorted(gpus, reverse=True)
+    total = sum(ordered)
+    idle = sum(1 for g in ordered if g == MILLI)
+    out = 0.0
+    for m in shapes:
+        milli = m.gpu_milli
+        if milli == 0:
+            continue
+        if m.gpu_spec and model not in m.gpu_spec:
+            out += m.freq * total
+            continue
+        pods = cpu_free // m.cpu_milli if m.cpu_milli else len(ordered) * MILLI
+        if m.num_gpu == 1 and milli < MILLI:
+            usable = 0
+            for g in ordered[:pods]:  # the emptiest GPUs first
+                if g < milli:
+                    break
+                usable += g
+        else:
+            usable = min(idle // m.num_gpu, pods) * m.num_gpu * MILLI
+        out += m.freq * (total - usable)
+    return out
+
+
+__all__ = ["MILLI", "Fragmenter", "TargetShape", "fragment", "fragment_cpu_aware", "typical_shapes"]
