@@ -85,3 +85,28 @@ def test_bad_trace_is_one_line(tmp_path, capsys, header, row, message):
 def test_missing_nodes_file(capsys, tmp_path):
     assert main(["simulate", "--trace", PODS, "--nodes", str(tmp_path / "none.csv")]) == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_plot_png(tmp_path, capsys):
+    pytest.importorskip("matplotlib")  # the optional extra `plot`
+    out = tmp_path / "alloc.png"
+    rc = main(["simulate", "--trace", PODS, "--nodes", NODES, "--policy", "packing", "--seeds", "42",
+               "--demand", "40", "--workers", "1", "--plot", str(out)])  # fmt: skip
+    assert rc == 0
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "arrived GPU demand (%)" in capsys.readouterr().out  # the terminal chart comes with the plot
+
+
+def test_plot_without_matplotlib_is_one_line(capsys, monkeypatch):
+    import builtins
+
+    real = builtins.__import__
+
+    def no_mpl(name, *a, **k):
+        if name == "matplotlib" or name.startswith("matplotlib."):
+            raise ImportError(name)
+        return real(name, *a, **k)
+
+    monkeypatch.setattr(builtins, "__import__", no_mpl)
+    assert main(["simulate", "--trace", PODS, "--nodes", NODES, "--plot", "x.png"]) == 2
+    assert "--plot needs matplotlib: pip install 'gputui[plot]'" in capsys.readouterr().err
