@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from gputui.core.simulate.arrivals import arrivals
-from gputui.core.simulate.benchmark import make_policy, policy_names
+from gputui.core.simulate.benchmark import BASELINES, make_policy
 from gputui.core.simulate.engine import Engine
 from gputui.core.simulate.matrix import run_matrix, tasks_for
 from gputui.core.simulate.workload import read_nodes, read_pods
@@ -71,12 +71,12 @@ def speed(data: Path) -> None:
     print(f"one seed of default with fgd (all arrivals): {full:.2f} CPU s (target <= 2 s)")
 
 
-def matrix(data: Path, workers: int, traces: tuple[str, ...]) -> int:
+def matrix(data: Path, workers: int, traces: tuple[str, ...], policies: tuple[str, ...] = BASELINES) -> int:
     pub = published()
     files = [str(data / f"openb_pod_list_{t}.csv") for t in traces if (data / f"openb_pod_list_{t}.csv").is_file()]
     seeds = list(range(42, 52))
     t0 = time.perf_counter()
-    sums = run_matrix(tasks_for(files, str(data / NODES), policy_names(), seeds, 130), workers)
+    sums = run_matrix(tasks_for(files, str(data / NODES), policies, seeds, 130), workers)
     wall = time.perf_counter() - t0
     bad = 0
     print(f"{'trace':<12}{'policy':<12}{'mean':>7}{'published':>11}{'seeds off':>11}")
@@ -85,10 +85,17 @@ def matrix(data: Path, workers: int, traces: tuple[str, ...]) -> int:
         ref_mean = round(statistics.fmean(ref), 2) if ref else None
         off = 0
         if s.policy != "random":
-            off = sum(1 for seed, r in s.runs.items() if abs((r.value or 0) - pub.get((s.trace, s.policy, seed), 0)) > 0.05)
+            off = sum(
+                1 for seed, r in s.runs.items() if abs((r.value or 0) - pub.get((s.trace, s.policy, seed), 0)) > 0.05
+            )
         bad += off
         print(f"{s.trace:<12}{s.policy:<12}{s.mean:>7.2f}{ref_mean if ref_mean is not None else '-':>11}{off:>11}")
-    print(f"{sum(len(s.runs) for s in sums)} runs on {workers or 'all'} workers: {wall:.1f} s wall (target <= 180 s)")
+    runs = sum(len(s.runs) for s in sums)
+    cpu = sum(r.cpu_s for s in sums for r in s.runs.values())
+    print(
+        f"{runs} runs on {workers or 'all'} workers: {wall:.1f} s wall (target <= 180 s), {cpu:.0f} CPU s in all "
+        f"(on {workers or 'all'} idle cores: about {cpu / max(1, workers):.0f} s)"
+    )
     return 1 if bad else 0
 
 
@@ -101,4 +108,8 @@ def main(argv: list[str]) -> int:
     data = data_dir(args.data)
     print(f"openb data: {data}")
     speed(data)
-    return matrix(data, args.workers, TRACES[:1] if args.quick else TRACES)
+    traces = TRACES[:1] if args.quick else TRACES
+    bad = matrix(data, args.workers, traces)
+    print("gputui's own policy:")
+    matrix(data, args.workers, traces, ("fgd-cpu",))
+    return bad

@@ -44,7 +44,9 @@ def _traces(summaries: list[Summary]) -> list[str]:
 def print_table(summaries: list[Summary], demand: int, elapsed: float, file: IO[str] | None = None) -> None:
     traces = _traces(summaries)
     seeds = max((len(s.runs) for s in summaries), default=0)
-    table = Table(title=Text(f"GPU allocated (%) at {demand} % arrived demand, mean ± sd of {seeds} seeds"), min_width=60)
+    table = Table(
+        title=Text(f"GPU allocated (%) at {demand} % arrived demand, mean ± sd of {seeds} seeds"), min_width=60
+    )
     table.add_column("policy")
     for t in traces:
         table.add_column(Text(sanitise(t)), justify="right")
@@ -84,9 +86,9 @@ def chart_lines(series: dict[str, dict[int, float]], width: int = 66, height: in
             row = height - 1 - min(height - 1, round((y - y_lo) / (y_hi - y_lo) * (height - 1)))
             grid[row][col] = mark
     out = []
-    for i, row in enumerate(grid):
+    for i, cells in enumerate(grid):
         label = y_hi - i * (y_hi - y_lo) / (height - 1)
-        out.append(f"{label:6.1f} |" + "".join(row))
+        out.append(f"{label:6.1f} |" + "".join(cells))
     out.append("       +" + "-" * width)
     ticks = [" "] * (width + 8)
     for x in range(-(-x_lo // 10) * 10, x_max + 1, 10):

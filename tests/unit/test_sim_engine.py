@@ -14,14 +14,23 @@ from gputui.core.simulate.workload import TraceNode
 MODELS = ("G2", "T4")
 
 nodes_st = st.lists(
-    st.builds(lambda c, m, g, mo: (c * 1000, m * 1024, g, mo), st.integers(4, 32), st.integers(8, 64),
-              st.sampled_from([0, 1, 2, 4, 8]), st.sampled_from(MODELS)),  # fmt: skip
+    st.builds(
+        lambda c, m, g, mo: (c * 1000, m * 1024, g, mo),
+        st.integers(4, 32),
+        st.integers(8, 64),
+        st.sampled_from([0, 1, 2, 4, 8]),
+        st.sampled_from(MODELS),
+    ),  # fmt: skip
     min_size=1,
     max_size=12,
 )
 pod_st = st.one_of(
-    st.builds(lambda c, m, g: PodShape(c * 1000, m * 1024, 1, g), st.integers(1, 8), st.integers(1, 16),
-              st.sampled_from([110, 230, 470, 500, 810])),  # fmt: skip
+    st.builds(
+        lambda c, m, g: PodShape(c * 1000, m * 1024, 1, g),
+        st.integers(1, 8),
+        st.integers(1, 16),
+        st.sampled_from([110, 230, 470, 500, 810]),
+    ),  # fmt: skip
     st.builds(lambda c, k: PodShape(c * 1000, 4096, k, 1000), st.integers(1, 16), st.sampled_from([1, 2, 4, 8])),
     st.builds(lambda c: PodShape(c * 1000, 2048, 0, 0), st.integers(1, 16)),
     st.builds(lambda c: PodShape(c * 1000, 2048, 1, 500, frozenset({"T4"})), st.integers(1, 4)),

@@ -35,7 +35,7 @@ def cluster_gpu_milli(nodes: list[TraceNode] | tuple[TraceNode, ...]) -> int:
 
 def arrivals(pods: list[TracePod], nodes: list[TraceNode], seed: int, demand_pct: float) -> Arrivals:
     rng = GoRand(seed)
-    rng.int()
+    rng.go_int()
     by_name = sorted(pods, key=lambda p: p.name)
     order = [p.shape for p in by_name]
     rng.shuffle_list(order)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -54,6 +55,7 @@ class SeedRun:
     frag: dict[int, float]  # arrived % -> fragmented % of the cluster's GPUs (FGD's measure)
     arrived_pods: int
     placed_pods: int
+    cpu_s: float = 0.0  # CPU seconds the run took (this process)
 
     @property
     def value(self) -> float | None:
@@ -63,6 +65,7 @@ class SeedRun:
 
 def run_seed(pods: list[TracePod], nodes: list[TraceNode], policy: str, seed: int, demand: int = 130) -> SeedRun:
     """FGD's protocol for one seed: arrivals in the seed's order, each pod tried once, dropped if it fits nowhere."""
+    t0 = time.process_time()
     shapes = [p.shape for p in pods]
     frag = Fragmenter(typical_shapes(shapes))
     pol = make_policy(policy, frag)
@@ -82,5 +85,5 @@ def run_seed(pods: list[TracePod], nodes: list[TraceNode], policy: str, seed: in
         frag_l.append(engine.frag_sum)
     if total_gpus == 0:
         raise TraceError("the node list has no GPUs: the benchmark measures GPU allocation")
-    return SeedRun(policy, seed, demand, total_gpus, buckets(arrived_l, used_l, total_gpus),
-                   buckets(arrived_l, frag_l, total_gpus), len(arr.pods), placed)  # fmt: skip
+    alloc, fr = buckets(arrived_l, used_l, total_gpus), buckets(arrived_l, frag_l, total_gpus)
+    return SeedRun(policy, seed, demand, total_gpus, alloc, fr, len(arr.pods), placed, time.process_time() - t0)

@@ -64,7 +64,8 @@ class GoRand:
         vec[feed] = x
         return x
 
-    def int(self) -> int:
+    def go_int(self) -> int:
+        """Go's ``Int()`` on a 64-bit machine."""
         return self.int63()
 
     def int31(self) -> int:

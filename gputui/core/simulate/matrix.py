@@ -100,8 +100,8 @@ def run_matrix(tasks: list[Task], workers: int = 0, on_done: Callable[[Task, See
                ) -> list[Summary]:  # fmt: skip
     """Every task, on ``workers`` processes (0: one per CPU this process may use; 1: in this process)."""
     if tasks:  # read every file once here, so that a bad one fails before any process starts
-        for t in {t.trace for t in tasks}:
-            _load_pods(t)
+        for path in {t.trace for t in tasks}:
+            _load_pods(path)
         _load_nodes(tasks[0].nodes)
     workers = workers or default_workers()
     summaries: dict[tuple[str, str], Summary] = {}
@@ -118,7 +118,7 @@ def run_matrix(tasks: list[Task], workers: int = 0, on_done: Callable[[Task, See
             done(*run_task(t))
         return list(summaries.values())
     # the slowest first, so that the last minutes are not one long run on one core
-    order = sorted(tasks, key=lambda t: (t.policy not in ("fgd", "random"), t.trace, t.seed))
+    order = sorted(tasks, key=lambda t: (t.policy not in ("fgd", "fgd-cpu", "random"), t.trace, t.seed))
     with ProcessPoolExecutor(max_workers=workers) as pool:
         pending: set[Future] = {pool.submit(run_task, t) for t in order}
         while pending:

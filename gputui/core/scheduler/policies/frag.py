@@ -109,7 +109,6 @@ class Fragmenter:
         return v
 
 
-
 def fragment_cpu_aware(cpu_free: int, gpus: tuple[int, ...], model: str, shapes: tuple[TargetShape, ...]) -> float:
     """gputui's variant of F(n): each GPU shape can use only as many GPUs (or k-GPU sets) as the node's CPUs can
     feed pods of it, and CPU-only shapes are left out (they use no GPU, so they fragment none).
