@@ -90,7 +90,7 @@ def chart_lines(series: dict[str, dict[int, float]], width: int = 66, height: in
         label = y_hi - i * (y_hi - y_lo) / (height - 1)
         out.append(f"{label:6.1f} |" + "".join(cells))
     out.append("       +" + "-" * width)
-    ticks = [" "] * (width + 8)
+    ticks = [" "] * (width + 12)
     for x in range(-(-x_lo // 10) * 10, x_max + 1, 10):
         col = 8 + round((x - x_lo) / span * (width - 1))
         for j, ch in enumerate(str(x)):
@@ -139,8 +139,8 @@ def write_plot(summaries: list[Summary], path: str) -> None:
         axes[0][j].set_ylabel("GPU allocated (%)")
         axes[1][j].set_ylabel("GPU fragmented (%)")
         axes[1][j].set_xlabel("arrived GPU demand (%)")
-        axes[0][j].set_xlim(50, None)
-        axes[0][j].set_ylim(50, 100)
+        axes[0][j].set_xlim(60, None)
+        axes[0][j].set_ylim(80, 100)
         axes[0][j].grid(alpha=0.3)
         axes[1][j].grid(alpha=0.3)
     axes[0][0].legend(fontsize=8)

@@ -110,3 +110,9 @@ def test_plot_without_matplotlib_is_one_line(capsys, monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_mpl)
     assert main(["simulate", "--trace", PODS, "--nodes", NODES, "--plot", "x.png"]) == 2
     assert "--plot needs matplotlib: pip install 'gputui[plot]'" in capsys.readouterr().err
+
+
+def test_no_gpu_demand_is_one_line(tmp_path, capsys):
+    pods = _bad_csv(tmp_path, "name,cpu_milli,memory_mib,num_gpu,gpu_milli", "p0,1000,1024,0,0")
+    assert main(["simulate", "--trace", pods, "--nodes", NODES, "--workers", "1"]) == 2
+    assert "the benchmark needs GPUs: no pod asks for one" in capsys.readouterr().err

@@ -38,8 +38,10 @@ def test_same_placements_as_the_live_core(policy: str) -> None:
     arr = arrivals(pods, nodes, 42, 130)
     engine = Engine(arr.nodes, make_policy(policy, frag), frag)
     state = state_from_specs(
-        [NodeSpec(n.name, tuple(GpuSpec(model=n.model) for _ in range(n.gpus)), n.cpu_milli // 1000, n.mem_mib)
-         for n in arr.nodes]  # fmt: skip
+        [
+            NodeSpec(n.name, tuple(GpuSpec(model=n.model) for _ in range(n.gpus)), n.cpu_milli // 1000, n.mem_mib)
+            for n in arr.nodes
+        ]  # fmt: skip
     )
     live = TraceInCore(make_policy(policy, frag))
     placed = failed = 0

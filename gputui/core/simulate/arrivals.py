@@ -2,7 +2,8 @@
 
 1. Go's ``rand.Seed(seed)``, then one ``rand.Int()`` (the simulator evaluates one inside a debug log call).
 2. The pods sorted by name, then ``rand.Shuffle``d.
-3. Tune-up: while the requested GPU stays under ``demand`` x the cluster's GPUs, draw a pod uniformly with
+3. Tune-up (tune-down below the trace's own demand: pods drawn with ``rand.Intn`` are dropped until it is met):
+   while the requested GPU stays under ``demand`` x the cluster's GPUs, draw a pod uniformly with
    replacement (``rand.Intn``) from the name-sorted list and append a copy; the first draw whose thousandths per
    GPU would cross the target ends the loop (FGD's simulator compares that figure, not the pod's total).
 4. Ten ``Int63`` draws that the simulator's process consumes elsewhere (client-go's reflector jitter), then
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 
 from gputui.core.scheduler.policies.shapes import MILLI, PodShape
 from gputui.core.simulate.gorand import GoRand
-from gputui.core.simulate.workload import TraceNode, TracePod
+from gputui.core.simulate.workload import TraceError, TraceNode, TracePod
 
 #: Int63 draws between the tune-up and the node permutation (see the module docstring).
 OTHER_DRAWS = 10
@@ -41,7 +42,14 @@ def arrivals(pods: list[TracePod], nodes: list[TraceNode], seed: int, demand_pct
     rng.shuffle_list(order)
     target = demand_pct / 100.0 * cluster_gpu_milli(nodes)
     total = sum(s.total_gpu_milli for s in order)
-    if total < target:
+    if total <= 0 or target <= 0:
+        raise TraceError("the benchmark needs GPUs: " + ("no pod asks for one" if total <= 0 else "no node has one"))
+    if total > target:  # tune-down: drop pods drawn at random until the demand is met
+        while total > target and order:
+            i = rng.intn(len(order))
+            total -= order[i].total_gpu_milli
+            del order[i]
+    elif total < target:
         n = len(by_name)
         while True:
             s = by_name[rng.intn(n)].shape
