@@ -42,6 +42,10 @@ class Engine:
         self.nodes: list[NodeFree] = [NodeFree(n.cpu_milli, n.mem_mib, (1000,) * n.gpus, n.model) for n in nodes]
         self.names = [n.name for n in nodes]
         self.ver = [0] * len(self.nodes)
+        # per node: its state without memory (the memo key; no policy reads memory) and its GPUs' free thousandths
+        # sorted, for the filter's "k GPUs with m free" as one bisect
+        self.skey = [(nf[0], nf[2], nf[3], nf[4]) for nf in self.nodes]
+        self.sgpus = [tuple(sorted(nf[2])) for nf in self.nodes]
         self.changes: list[int] = []
         self._index: dict[PodShape, _ShapeIndex] = {}
         self._memo: dict[tuple, dict[tuple, tuple[int, tuple[int, ...]]]] = {}
@@ -65,7 +69,7 @@ class Engine:
         if self.policy.randomised:
             feas = idx.feasible
             for r in todo:
-                ok = fits(nodes[r], pod)
+                ok = self._fits(r, pod)
                 i = bisect_left(feas, r)
                 there = i < len(feas) and feas[i] == r
                 if ok and not there:
@@ -85,6 +89,7 @@ class Engine:
         per = pod.gpu_milli if pod.share else 1000
         gpu = k > 0 and pod.gpu_milli > 0
         spec = pod.gpu_spec if gpu else None
+        skey, sgpus = self.skey, self.sgpus
         for r in todo:
             nf = nodes[r]
             # shapes.fits, inlined: this loop is the simulator's hot path
@@ -93,13 +98,10 @@ class Engine:
             if gpu:
                 if spec and nf[3] not in spec:
                     continue
-                n = 0
-                for g in nf[2]:
-                    if g >= per:
-                        n += 1
-                if n < k:
+                sg = sgpus[r]
+                if len(sg) - bisect_left(sg, per) < k:
                     continue
-            sk = (nf[0], nf[2], nf[3], nf[4])  # the state without memory: no policy reads it
+            sk = skey[r]
             v = memo.get(sk)
             if v is None:
                 v = memo[sk] = evaluate(nf, pod)
@@ -111,6 +113,18 @@ class Engine:
             for e in fresh:
                 heapq.heappush(heap, e)
         return idx
+
+    def _fits(self, r: int, pod: PodShape) -> bool:
+        """shapes.fits on node ``r``, with its sorted GPUs."""
+        nf = self.nodes[r]
+        if nf[0] < pod.cpu_milli or nf[1] < pod.mem_mib:
+            return False
+        if pod.num_gpu == 0 or pod.gpu_milli == 0:
+            return True
+        if pod.gpu_spec and nf[3] not in pod.gpu_spec:
+            return False
+        sg = self.sgpus[r]
+        return len(sg) - bisect_left(sg, pod.gpu_milli if pod.share else 1000) >= pod.num_gpu
 
     def choose(self, pod: PodShape) -> tuple[int, tuple[int, ...]] | None:
         """(rank, GPUs) where ``pod`` goes now, or None when no node can take it."""
@@ -133,6 +147,8 @@ class Engine:
     # -- changing -----------------------------------------------------------------------------------
     def _set(self, r: int, nf: NodeFree) -> None:
         self.nodes[r] = nf
+        self.skey[r] = (nf[0], nf[2], nf[3], nf[4])
+        self.sgpus[r] = tuple(sorted(nf[2]))
         self.ver[r] += 1
         self.changes.append(r)
         if self.measure is not None:
