@@ -105,8 +105,9 @@ def print_chart(summaries: list[Summary], file: IO[str] | None = None) -> None:
     out = file or sys.stdout
     for t in _traces(summaries):
         series = {s.policy: s.mean_curve() for s in summaries if s.trace == t}
-        # the interesting part: from where the first pods start failing to the end
-        lo = 60
+        # the interesting part: from where the first pods start failing (near full) to the end
+        top = max((x for c in series.values() for x in c), default=0)
+        lo = 60 if top >= 100 else 0
         series = {p: {x: y for x, y in c.items() if x >= lo} for p, c in series.items()}
         print(f"\nGPU allocation (%) against arrived demand: {sanitise(t)}", file=out)
         for line in chart_lines(series):
