@@ -168,8 +168,8 @@ class GputuiApp(App[None]):
 
         return isinstance(self.screen, ViewScreen) and not isinstance(self.focused, Input)
 
-    def key_items(self) -> list[BarItem]:
-        return self.keymap.key_items()
+    def key_items(self, view: str) -> list[BarItem]:
+        return self.keymap.key_items(view)
 
     def view_items(self, current: str) -> list[BarItem]:
         return self.keymap.view_items(current)
@@ -390,6 +390,10 @@ class GputuiApp(App[None]):
 
     def action_set_theme(self, name: str) -> None:
         self.theme = resolve_theme(name, self.theme_names)
+
+    def action_job_states(self) -> None:
+        if (view := self.view_screen) is not None:
+            view.cycle_job_states()
 
     def action_toggle_detail(self) -> None:
         if (view := self.view_screen) is not None:

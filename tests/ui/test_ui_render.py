@@ -5,17 +5,22 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from test_ui_sample_data import T0, mig_gpu, mps_gpu
 
 from gputui.core.errors import GputuiError, TimeFormatError
 from gputui.core.model import Event, GpuInstance, GpuSnapshot, MpsClient, MpsDaemon, ProcessInfo
 from gputui.dashboard.actions import DEFAULT_ACTIONS, ActionRegistry, ActionSpec
+from gputui.dashboard.job_actions import JOB_ACTIONS
 from gputui.dashboard.occupancy import holder_summary, process_rows
 from gputui.dashboard.replay import ReplayState
 from gputui.dashboard.seek_time import parse_seek
+from gputui.ui.keymap import KeyMap
 from gputui.ui.palette import PLAIN, Palette
 from gputui.ui.themes import THEMES, next_theme, resolve_theme
 from gputui.ui.widgets import cells
+from gputui.ui.widgets.bars import MORE, BarItem, fit_items, item_cells
 from gputui.ui.widgets.event_log import render_event
 from gputui.ui.widgets.mig_view import render_mig
 from gputui.ui.widgets.mps_view import render_mps
@@ -203,3 +208,35 @@ def test_event_lines_prefer_the_message() -> None:
     assert render_event(e).plain == "12:00:05 job_started   48226 started on node04 GPU 0"
     bare = Event(T0, "mps_stopped", node="node04", gpus=(0, 1))
     assert render_event(bare).plain == "12:00:00 mps_stopped   node04 GPU 0,1"
+
+
+_titles = st.text(alphabet="abcdefghij /→", min_size=1, max_size=14)
+
+
+@given(st.lists(st.tuples(st.sampled_from(["a", "space", "←", "?"]), _titles), max_size=20), st.integers(0, 200))
+def test_the_key_bar_keeps_whole_items_in_priority_order_and_ends_with_more(
+    items: list[tuple[str, str]], width: int
+) -> None:
+    bar = [BarItem(key, title, f"a{i}") for i, (key, title) in enumerate(items)]
+    shown = fit_items(bar, width, MORE)
+    if width < item_cells(MORE):
+        assert shown == []
+        return
+    assert shown[-1] == MORE and shown[:-1] == bar[: len(shown) - 1]  # a prefix: nothing skipped
+    assert sum(map(item_cells, shown)) <= width
+    if len(shown) - 1 < len(bar):  # the next one would not have fitted
+        assert sum(map(item_cells, shown)) + item_cells(bar[len(shown) - 1]) > width
+
+
+@pytest.mark.parametrize("view", ["overview", "detail", "history", "jobs"])
+def test_every_key_bar_item_applies_to_its_view_and_the_help_lists_it(view: str) -> None:
+    registry = DEFAULT_ACTIONS.extended(JOB_ACTIONS)
+    keymap = KeyMap(registry, readonly=False, replay=True, key_display=lambda b: b.key)
+    items = keymap.key_items(view)
+    specs = {s.action: s for s in registry}
+    assert all(not specs[i.action].views or view in specs[i.action].views for i in items)
+    assert "help" not in {i.action for i in items}  # '? more' ends every bar instead
+    helped = {s.action for group in registry.groups(readonly=False, replay=True).values() for s in group}
+    assert {i.action for i in items} <= helped
+    leading = [i.action for i in items if view in specs[i.action].leads]
+    assert [i.action for i in items[: len(leading)]] == leading

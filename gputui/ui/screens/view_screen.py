@@ -53,7 +53,7 @@ class Shell(Protocol):
 
     def current_palette(self) -> Palette: ...
 
-    def key_items(self) -> list[BarItem]: ...
+    def key_items(self, view: str) -> list[BarItem]: ...
 
     def view_items(self, current: str) -> list[BarItem]: ...
 
@@ -124,7 +124,7 @@ class ViewScreen(KeptLines, Screen[None]):
         top.palette = app.palette
         top.subtitle = app.state.subtitle
         top.show(app.view_items(self.VIEW))
-        self.query_one(KeyBar).show(app.key_items(), app.palette)
+        self.query_one(KeyBar).show(app.key_items(self.VIEW), app.palette)
 
     def sync_replay(self) -> None:
         """Bring the event log and the replay bar up to date with the app."""
@@ -167,6 +167,9 @@ class ViewScreen(KeptLines, Screen[None]):
 
     def toggle_detail(self) -> None:
         """Show or hide the view's detail pane (the overview has one)."""
+
+    def cycle_job_states(self) -> None:
+        """Show the next choice of jobs (all, active, ...) where the view lists jobs (the jobs view)."""
 
     def open_seek(self) -> None:
         for bar in self.query(ReplayBar):  # none while the view is still being built
