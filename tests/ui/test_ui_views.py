@@ -14,10 +14,10 @@ from gputui.ui import create_app
 from gputui.ui.app import EXIT_AFTER_FIRST_FRAME
 from gputui.ui.render.text_panel import TextPanel
 from gputui.ui.screens.detail_screen import DetailScreen
+from gputui.ui.screens.help_screen import HelpScreen
 from gputui.ui.screens.history_screen import GraphPanel, HistoryScreen, HistoryTable
 from gputui.ui.screens.jobs_screen import NO_QUEUE, JobsScreen
 from gputui.ui.screens.overview_screen import OverviewScreen
-from gputui.ui.screens.help_screen import HelpScreen
 from gputui.ui.widgets.bars import MORE, KeyBar, TopBar
 from gputui.ui.widgets.detail import DetailPane
 from gputui.ui.widgets.overview import OverviewTable
