@@ -22,6 +22,9 @@ from gputui.ui.themes import THEMES, next_theme, resolve_theme
 from gputui.ui.widgets import cells
 from gputui.ui.widgets.bars import MORE, BarItem, fit_items, item_cells
 from gputui.ui.widgets.event_log import render_event
+from gputui.ui.widgets.job_columns import columns_for
+from gputui.ui.widgets.job_detail import ENV_LINE, env_lines
+from gputui.ui.widgets.jobs_table import JobRow
 from gputui.ui.widgets.mig_view import render_mig
 from gputui.ui.widgets.mps_view import render_mps
 from gputui.ui.widgets.replay_bar import render_state
@@ -240,3 +243,36 @@ def test_every_key_bar_item_applies_to_its_view_and_the_help_lists_it(view: str)
     assert {i.action for i in items} <= helped
     leading = [i.action for i in items if view in specs[i.action].leads]
     assert [i.action for i in items[: len(leading)]] == leading
+
+
+_job_rows = st.lists(
+    st.builds(
+        JobRow,
+        id=st.integers(1, 10**6), name=st.text(min_size=0, max_size=40), user=st.text(max_size=20),
+        state=st.sampled_from(["PENDING", "RUNNING", "COMPLETED"]), reason=st.text(max_size=60),
+        granularity=st.sampled_from(["GPU", "MIG", "MPS"]), allocation=st.text(max_size=60),
+        submit_time=st.just(0.0), start_time=st.none() | st.just(1.0), elapsed=st.integers(0, 10**7),
+        end_time=st.none(),
+    ),
+    max_size=6,
+)  # fmt: skip
+
+
+@given(st.integers(70, 240), _job_rows)
+def test_the_jobs_columns_fit_their_width_and_keep_their_headers_whole(width: int, rows: list[JobRow]) -> None:
+    columns = columns_for(width, rows)
+    keys = [k for k, _, _ in columns]
+    assert sum(w + 2 for _, _, w in columns) + 2 <= width
+    assert all(w > len(label) for _, label, w in columns)  # room for the sort arrow too
+    if width >= 100:
+        assert {"reason", "alloc", "start", "elapsed"} <= set(keys)
+    else:
+        assert keys[:6] == ["id", "name", "user", "state", "elapsed", "where"]
+
+
+def test_a_long_environment_value_goes_one_item_a_line_so_no_uuid_is_broken() -> None:
+    uuids = ["MIG-aa894ee2-7393-2195-5ea0-ee2d7dfbf140", "MIG-bb894ee2-7393-2195-5ea0-ee2d7dfbf141"]
+    lines = env_lines("CUDA_VISIBLE_DEVICES", ",".join(uuids)).splitlines()
+    assert lines == ["CUDA_VISIBLE_DEVICES=", f"  {uuids[0]},", f"  {uuids[1]}"]
+    assert all(len(line) + 2 <= ENV_LINE for line in lines)
+    assert env_lines("SLURM_JOB_ID", "12") == "SLURM_JOB_ID=12"

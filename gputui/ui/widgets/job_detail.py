@@ -10,6 +10,9 @@ from gputui.ui.palette import PLAIN, Palette
 from gputui.ui.widgets.jobs_table import state_style, time_text
 
 LABEL_WIDTH = 11
+#: An environment line longer than this goes on several lines, its value's comma-separated items one a line, so
+#: that a UUID (40 cells) is never broken: the detail pane is 50 cells wide at 160 columns.
+ENV_LINE = 46
 
 
 def _line(t: Text, label: str, value: str | Text, p: Palette) -> None:
@@ -24,6 +27,15 @@ def _block(t: Text, title: str, body: str, p: Palette, empty: str) -> None:
         return
     for line in body.splitlines():
         t.append(f"\n  {line}", style=p.text)
+
+
+def env_lines(key: str, value: str) -> str:
+    """``KEY=VALUE``; a long one as ``KEY=`` and then each comma-separated item on a line of its own, indented."""
+    line = f"{key}={value}"
+    if len(line) + 2 <= ENV_LINE:
+        return line
+    items = value.split(",")
+    return "\n".join([f"{key}=", *(f"  {item}{',' if i < len(items) - 1 else ''}" for i, item in enumerate(items))])
 
 
 def render_job_detail(detail: JobDetail | None, now: float, p: Palette = PLAIN) -> Text:
@@ -63,7 +75,7 @@ def render_job_detail(detail: JobDetail | None, now: float, p: Palette = PLAIN) 
     _line(t, "Priority", str(r.priority), p)
     if r.environment:
         for node, env in r.environment.items():
-            body = "\n".join(f"{k}={v}" for k, v in sorted(env.items()))
+            body = "\n".join(env_lines(k, v) for k, v in sorted(env.items()))
             _block(t, f"Environment on {node}", body, p, "(none)")
     else:
         _block(t, "Environment", "", p, "given when the job starts")

@@ -31,7 +31,8 @@ from gputui.ui.widgets.jobs_table import STATE_FILTERS, JobsTable, job_rows
 #: how often (seconds) the detail of an active job is fetched again while nothing else about it changes
 DETAIL_REFRESH_S = 5.0
 _COLUMN_NAMES = {"id": "id", "name": "name", "user": "user", "state": "state", "reason": "reason", "gran": "kind",
-                 "alloc": "allocation", "submit": "submitted", "start": "started", "elapsed": "elapsed"}  # fmt: skip
+                 "alloc": "allocation", "submit": "submitted", "start": "started", "elapsed": "elapsed",
+                 "where": "nodelist(reason)"}  # fmt: skip
 
 
 class JobsView(Vertical):
