@@ -11,7 +11,7 @@ JOB_ACTIONS: tuple[ActionSpec, ...] = (
     ),
     ActionSpec(
         "submit_job", "Submit", "Jobs", ("s",), "Submit a job: a form or a Slurm line, previewed as you type",
-        mutating=True, rank=25, leads=("jobs",),
+        mutating=True, rank=25, leads=("jobs",), opens_input=True,
     ),
     ActionSpec(
         "cancel_job", "Cancel job", "Jobs", ("c", "delete"),

@@ -71,6 +71,7 @@ class GputuiApp(App[None]):
     COMMANDS = App.COMMANDS | {_commands}
     DEFAULT_MODE = "overview"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (40, "-tall")]
 
     def __init__(
         self,
@@ -287,8 +288,8 @@ class GputuiApp(App[None]):
         """After the app has run: close the job service (waiting for one still opening)."""
         self.jobs.close(timeout)
 
-    def action_submit_job(self) -> None:
-        self.run_worker(self.job_keys.submit(), group=DIALOG)
+    async def action_submit_job(self) -> None:
+        await self.job_keys.submit()
 
     def action_cancel_job(self) -> None:
         self.run_worker(self.job_keys.cancel(), group=DIALOG)
