@@ -13,11 +13,13 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from textual.app import ComposeResult
+from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widget import Widget
 
 from gputui.ui.palette import Palette
 from gputui.ui.render.direct_lines import KeptLines
+from gputui.ui.record_keys import RecordBadge
 from gputui.ui.render.row_table import RowTable
 from gputui.ui.widgets.bars import ClickBar, KeyBar, TopBar
 from gputui.ui.widgets.event_log import EventLog
@@ -30,6 +32,7 @@ if TYPE_CHECKING:
     from gputui.dashboard.state import DashboardState
     from gputui.sources.replay import ReplaySource
     from gputui.ui.job_keys import JobKeys
+    from gputui.ui.record_keys import RecordKeys
     from gputui.ui.widgets.bars import BarItem
 
 #: view name -> (key, tab title), in tab order
@@ -47,6 +50,7 @@ class Shell(Protocol):
     state: DashboardState
     jobs: JobsController
     job_keys: JobKeys
+    record_keys: RecordKeys
     palette: Palette
     shows_events: bool
     replay: ReplaySource | None
@@ -72,7 +76,9 @@ class ViewScreen(KeptLines, Screen[None]):
         self.gputui = shell
 
     def compose(self) -> ComposeResult:
-        yield TopBar(id="topbar")
+        with Horizontal(id="top"):
+            yield TopBar(id="topbar")
+            yield RecordBadge(id="record-badge")
         yield from self.compose_body()
         yield FilterBar(id="filter")
         if self.gputui.shows_events:
@@ -107,6 +113,7 @@ class ViewScreen(KeptLines, Screen[None]):
         self.refresh_bars()
         self.refresh_view()
         self.sync_replay()
+        app.record_keys.show_badge()
 
     def apply_palette(self) -> None:
         app = self.gputui
