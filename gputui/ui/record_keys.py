@@ -21,8 +21,7 @@ from gputui.ui.palette import Palette
 from gputui.ui.render.app_internals import every_screen
 from gputui.ui.render.text_panel import TextPanel
 
-
-#: Below this many columns the badge says only '● REC' and the frames, so that the view tabs beside it stay whole.
+#: Below this many columns the badge leaves the file out, so that the view tabs beside it stay whole.
 SHORT_BELOW = 120
 
 

@@ -18,8 +18,8 @@ from textual.screen import Screen
 from textual.widget import Widget
 
 from gputui.ui.palette import Palette
-from gputui.ui.render.direct_lines import KeptLines
 from gputui.ui.record_keys import RecordBadge
+from gputui.ui.render.direct_lines import KeptLines
 from gputui.ui.render.row_table import RowTable
 from gputui.ui.widgets.bars import ClickBar, KeyBar, TopBar
 from gputui.ui.widgets.event_log import EventLog
