@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from gputui.dashboard.seek_time import HELP as SEEK_HELP
+
 
 @dataclass(frozen=True, slots=True)
 class ActionSpec:
@@ -196,7 +198,7 @@ DEFAULT_ACTIONS = ActionRegistry(
             "Seek",
             "Replay",
             ("g",),
-            "Go to a typed time: HH:MM:SS, +90s, -5m",
+            f"Go to a typed time: {SEEK_HELP}",
             replay_only=True,
             opens_input=True,
             rank=13,

@@ -15,6 +15,7 @@ from gputui.dashboard.actions import DEFAULT_ACTIONS, ActionRegistry, ActionSpec
 from gputui.dashboard.job_actions import JOB_ACTIONS
 from gputui.dashboard.occupancy import holder_summary, process_rows
 from gputui.dashboard.replay import ReplayState
+from gputui.dashboard.seek_time import HELP as SEEK_HELP
 from gputui.dashboard.seek_time import parse_seek
 from gputui.ui.keymap import KeyMap
 from gputui.ui.palette import PLAIN, Palette
@@ -276,3 +277,11 @@ def test_a_long_environment_value_goes_one_item_a_line_so_no_uuid_is_broken() ->
     assert lines == ["CUDA_VISIBLE_DEVICES=", f"  {uuids[0]},", f"  {uuids[1]}"]
     assert all(len(line) + 2 <= ENV_LINE for line in lines)
     assert env_lines("SLURM_JOB_ID", "12") == "SLURM_JOB_ID=12"
+
+
+def test_the_seek_box_says_what_it_takes_in_the_words_of_its_prompt_and_help() -> None:
+    with pytest.raises(TimeFormatError) as e:
+        parse_seek("soon", current=T0, start=T0, end=T0 + 60)
+    assert str(e.value) == f"'soon' is not a time to go to; use {SEEK_HELP}"  # '+90s' from here, not from the start
+    seek = next(s for s in DEFAULT_ACTIONS if s.name == "replay_seek")
+    assert SEEK_HELP in seek.help

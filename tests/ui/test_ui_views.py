@@ -230,3 +230,23 @@ async def test_each_views_key_bar_shows_whole_keys_by_priority_and_ends_with_mor
             assert len(shown) > 4  # the most important keys, not just '? more'
         await pilot.click(KeyBar, offset=(len(line) - 3, 0))  # '? more' opens the help, which lists every key
         assert isinstance(app.screen, HelpScreen)
+
+
+@pytest.mark.parametrize("size", [(160, 50), (80, 24)], ids=["160x50", "80x24"])
+async def test_notifications_never_cover_the_replay_bar(size: tuple[int, int]) -> None:
+    from textual.widgets._toast import Toast
+
+    app = create_app(replay(5), poll_interval=60)
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await settle(app, pilot)
+        app.notify("a notice long enough to take a few lines of the toast " * 2, timeout=30)
+        app.notify("and another one", timeout=30)
+        for _ in range(50):
+            await pilot.pause(0.02)
+            toasts = [t for t in app.screen.query(Toast) if t.region.height]
+            if len(toasts) == 2:
+                break
+        assert len(toasts) == 2
+        bar = app.screen.query_one("#replay").region
+        for toast in toasts:
+            assert toast.region.height > 0 and not toast.region.overlaps(bar)

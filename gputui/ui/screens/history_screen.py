@@ -35,6 +35,12 @@ PICKS = tuple(pick for _, _, pick in METRICS)
 TEMP_SCALE = 100.0  # °C at the top of temperature graphs
 
 
+def level_of(key: str, p: Palette) -> Callable[[float], Style]:
+    """The colour of a graph's column by its height in per cent of the scale: for temperature (scaled 0-100 °C,
+    so the per cent is the °C) the temperature thresholds, for the others the fill levels."""
+    return p.temp_level if key == "temp" else p.level
+
+
 def power_scale(series: list[Sample]) -> tuple[float, bool]:
     """The power graph's top: the latest known limit; else the highest draw seen (and False: not the limit)."""
     for s in reversed(series):
@@ -72,7 +78,7 @@ def render_compact(title: str, series: list[Sample], end: float, width: int, p: 
         METRICS, columns_of(series, PICKS, end, WINDOW_S, max(1, width - 20)), strict=True
     ):
         line = Text.assemble((f"{name:<12}", "bold"), (f"{_now(key, series):>6} ", p.text))
-        line.append_text(sparkline(values, scale_of(key, series), p.level, p.lost, p.na))
+        line.append_text(sparkline(values, scale_of(key, series), level_of(key, p), p.lost, p.na))
         out.append(line)
     out.append(
         Text(f"last {WINDOW_S / 60:.0f} min, fixed scales: 0-100 %, 0-100 °C, 0 to the power limit", style=p.muted)
@@ -106,7 +112,7 @@ def render_graphs(title: str, series: list[Sample], end: float, width: int, heig
         top, mid, bottom = axes[key]
         gutter = gutters[key]
         values = drawn[key]
-        lines = render_graph(values, scale, graph_h, p.level, Style(), p.lost, p.na)
+        lines = render_graph(values, scale, graph_h, level_of(key, p), Style(), p.lost, p.na)
         head = Text.assemble((name, "bold"), " ", (f"now {_now(key, series)}", p.text))
         if key == "power" and not power_scale(series)[1]:
             head.append("  (limit N/A: scaled to the highest draw)", style=p.muted)
@@ -172,7 +178,7 @@ class HistoryTable(RowTable):
             METRICS, columns_of(series, PICKS, self.end, WINDOW_S, self._spark), strict=True
         ):
             cell = Text(f"{_now(metric, series):>6} ", style=p.text)
-            cell.append_text(sparkline(values, scale_of(metric, series), p.level, p.lost, p.na))
+            cell.append_text(sparkline(values, scale_of(metric, series), level_of(metric, p), p.lost, p.na))
             out.append(cell)
         return out
 

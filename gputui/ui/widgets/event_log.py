@@ -48,6 +48,7 @@ class EventLog(RichLog):
         self.replay = replay
         self.palette: Palette = PLAIN
         self.shown: list[Event] = []
+        self._written: list[Event | str] = []  # every line shown, to write again in another theme's colours
         self._seen = 0
         self._placeholder = False
         self._height = 0
@@ -62,11 +63,23 @@ class EventLog(RichLog):
             self.scroll_end(animate=False, immediate=True, x_axis=False)
 
     def set_palette(self, palette: Palette) -> None:
+        """Take a new theme's colours: the lines written already are written again in them (a line kept in the
+        old theme's colours may be unreadable on the new background)."""
         self.palette = palette
+        self.clear()
         if self._seen == 0:
-            self.clear()
             self.write(Text(placeholder(self.replay), style=palette.muted))
             self._placeholder = True
+            return
+        for entry in self._written:
+            self._write(entry)
+        self.scroll_end(animate=False, immediate=True, x_axis=False)
+
+    def _write(self, entry: Event | str) -> None:
+        if isinstance(entry, Event):
+            self.write(render_event(entry, self.palette))
+        else:
+            self.write(Text(entry, style=self.palette.muted))
 
     def sync(self, feed: EventFeed) -> None:
         """Write the feed's entries this log has not shown yet."""
@@ -78,12 +91,13 @@ class EventLog(RichLog):
             self._placeholder = False
             self.clear()
             self.shown = []
+            self._written = []
             new = list(feed.entries)
         for _, e in new:
             if isinstance(e, Event):
                 self.shown.append(e)
-                self.write(render_event(e, self.palette))
-            else:
-                self.write(Text(e, style=self.palette.muted))
+            self._written.append(e)
+            self._write(e)
         del self.shown[:-FEED_LIMIT]
+        del self._written[:-FEED_LIMIT]
         self._seen = feed.count
