@@ -19,7 +19,7 @@ JOB_ACTIONS: tuple[ActionSpec, ...] = (
         leads=("jobs",),
     ),
     ActionSpec(
-        "job_states", "Show", "Jobs", ("f",), "List all jobs, the active, pending, running or finished ones (cycles)",
+        "screen.job_states", "Show", "Jobs", ("f",), "List all jobs, or the active, pending, running or finished ones",
         rank=27, views=("jobs",), leads=("jobs",),
     ),
     ActionSpec(

@@ -169,9 +169,6 @@ class GputuiApp(App[None]):
 
         return isinstance(self.screen, ViewScreen) and not isinstance(self.focused, Input)
 
-    def key_items(self, view: str) -> list[BarItem]:
-        return self.keymap.key_items(view)
-
     def view_items(self, current: str) -> list[BarItem]:
         return self.keymap.view_items(current)
 
@@ -391,10 +388,6 @@ class GputuiApp(App[None]):
 
     def action_set_theme(self, name: str) -> None:
         self.theme = resolve_theme(name, self.theme_names)
-
-    def action_job_states(self) -> None:
-        if (view := self.view_screen) is not None:
-            view.cycle_job_states()
 
     def action_toggle_detail(self) -> None:
         if (view := self.view_screen) is not None:

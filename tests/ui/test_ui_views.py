@@ -223,7 +223,7 @@ async def test_each_views_key_bar_shows_whole_keys_by_priority_and_ends_with_mor
             await pilot.pause()
             bar = app.screen.query_one(KeyBar)
             line = "".join(seg.text for seg in bar.render_line(0)).rstrip()
-            wanted = app.key_items(view)
+            wanted = app.keymap.key_items(view)
             shown = bar.shown_items(size[0])
             assert shown[-1] == MORE and shown[:-1] == wanted[: len(shown) - 1]
             assert line == "".join(f" {i.key} {i.title} " for i in shown).rstrip()

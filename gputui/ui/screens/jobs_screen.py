@@ -67,7 +67,7 @@ class JobsScreen(ViewScreen):
         views = self.query(JobsView)
         return views.first().table if views else self.query_one(QueueTable)
 
-    def cycle_job_states(self) -> None:
+    def action_job_states(self) -> None:
         for view in self.query(JobsView):
             view.action_cycle_states()
 

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from gputui.dashboard.state import DashboardState
     from gputui.sources.replay import ReplaySource
     from gputui.ui.job_keys import JobKeys
+    from gputui.ui.keymap import KeyMap
     from gputui.ui.record_keys import RecordKeys
     from gputui.ui.widgets.bars import BarItem
 
@@ -57,7 +58,7 @@ class Shell(Protocol):
 
     def current_palette(self) -> Palette: ...
 
-    def key_items(self, view: str) -> list[BarItem]: ...
+    keymap: KeyMap
 
     def view_items(self, current: str) -> list[BarItem]: ...
 
@@ -131,7 +132,7 @@ class ViewScreen(KeptLines, Screen[None]):
         top.palette = app.palette
         top.subtitle = app.state.subtitle
         top.show(app.view_items(self.VIEW))
-        self.query_one(KeyBar).show(app.key_items(self.VIEW), app.palette)
+        self.query_one(KeyBar).show(app.keymap.key_items(self.VIEW), app.palette)
 
     def sync_replay(self) -> None:
         """Bring the event log and the replay bar up to date with the app."""
@@ -175,8 +176,8 @@ class ViewScreen(KeptLines, Screen[None]):
     def toggle_detail(self) -> None:
         """Show or hide the view's detail pane (the overview has one)."""
 
-    def cycle_job_states(self) -> None:
-        """Show the next choice of jobs (all, active, ...) where the view lists jobs (the jobs view)."""
+    def action_job_states(self) -> None:
+        """Show the next choice of jobs (all, active, ...) where the view lists jobs (the jobs view: 'f')."""
 
     def open_seek(self) -> None:
         for bar in self.query(ReplayBar):  # none while the view is still being built
