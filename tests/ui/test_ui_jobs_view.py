@@ -10,6 +10,7 @@ from ui_jobs_app import SIZE, JobsTestApp, poll, settle
 from gputui.dashboard.job_records import jobs_on_gpu
 from gputui.jobs.records import CANCELLED, COMPLETED, PENDING, RUNNING
 from gputui.ui.render.text_panel import TextPanel
+from gputui.ui.widgets.job_detail import LABEL_WIDTH
 from gputui.ui.widgets.jobs_table import JobsTable, job_rows, time_text
 from gputui.ui.widgets.jobs_view import JobsView
 
@@ -32,7 +33,8 @@ def by_column(app: JobsTestApp, job_id: int) -> dict[str, str]:
 
 
 def detail_text(app: JobsTestApp) -> str:
-    return app.query_one("#jobs-detail-text", TextPanel).text.plain
+    """The detail pane's text, a value wrapped under itself joined again."""
+    return app.query_one("#jobs-detail-text", TextPanel).text.plain.replace("\n" + " " * LABEL_WIDTH, " ")
 
 
 def summary(app: JobsTestApp) -> str:

@@ -7,6 +7,7 @@ from dataclasses import replace
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from rich.text import Text
 from test_ui_sample_data import T0, mig_gpu, mps_gpu
 
 from gputui.core.errors import GputuiError, TimeFormatError
@@ -24,7 +25,7 @@ from gputui.ui.widgets import cells
 from gputui.ui.widgets.bars import MORE, BarItem, fit_items, item_cells
 from gputui.ui.widgets.event_log import render_event
 from gputui.ui.widgets.job_columns import columns_for
-from gputui.ui.widgets.job_detail import ENV_LINE, env_lines
+from gputui.ui.widgets.job_detail import ENV_LINE, env_lines, hang
 from gputui.ui.widgets.jobs_table import JobRow
 from gputui.ui.widgets.mig_view import render_mig
 from gputui.ui.widgets.mps_view import render_mps
@@ -259,7 +260,7 @@ _job_rows = st.lists(
 )  # fmt: skip
 
 
-@given(st.integers(70, 240), _job_rows)
+@given(st.integers(76, 240), _job_rows)  # the table gets 78 cells at 80 columns
 def test_the_jobs_columns_fit_their_width_and_keep_their_headers_whole(width: int, rows: list[JobRow]) -> None:
     columns = columns_for(width, rows)
     keys = [k for k, _, _ in columns]
@@ -285,3 +286,12 @@ def test_the_seek_box_says_what_it_takes_in_the_words_of_its_prompt_and_help() -
     assert str(e.value) == f"'soon' is not a time to go to; use {SEEK_HELP}"  # '+90s' from here, not from the start
     seek = next(s for s in DEFAULT_ACTIONS if s.name == "replay_seek")
     assert SEEK_HELP in seek.help
+
+
+def test_a_long_detail_value_wraps_under_itself_not_under_its_label() -> None:
+    t = Text("Job 2  mig-eval\nWhy        running on node03:1[3g.40gb GI 2] for 180 s\nPriority   0")
+    lines = hang(t, 40).plain.splitlines()
+    assert lines == [
+        "Job 2  mig-eval", "Why        running on node03:1[3g.40gb", "           GI 2] for 180 s", "Priority   0",
+    ]  # fmt: skip
+    assert hang(t, 0) is t

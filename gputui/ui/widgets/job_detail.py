@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.console import Console
 from rich.text import Text
 
 from gputui.jobs.describe import clock_text, limit_text
@@ -38,8 +39,30 @@ def env_lines(key: str, value: str) -> str:
     return "\n".join([f"{key}=", *(f"  {item}{',' if i < len(items) - 1 else ''}" for i, item in enumerate(items))])
 
 
-def render_job_detail(detail: JobDetail | None, now: float, p: Palette = PLAIN) -> Text:
-    """Every field a user may want of one job; ``None`` gives the empty state."""
+_LABELS = frozenset({"Why", "Request", "Options", "Command", "Directory", "Allocation", "Times", "Ended", "Priority"})
+
+
+def hang(t: Text, width: int) -> Text:
+    """``t`` with each labelled line longer than ``width`` wrapped (at spaces) under its value, not under its label."""
+    if width <= LABEL_WIDTH + 8:
+        return t
+    console = Console(width=width)
+    out: list[Text] = []
+    for line in t.split("\n", allow_blank=True):
+        if line.cell_len <= width or line.plain[:LABEL_WIDTH].rstrip() not in _LABELS:
+            out.append(line)
+            continue
+        parts = line[LABEL_WIDTH:].wrap(console, width - LABEL_WIDTH)
+        for part in parts:
+            part.rstrip()
+        out.append(line[:LABEL_WIDTH] + parts[0])
+        out.extend(Text(" " * LABEL_WIDTH) + part for part in parts[1:])
+    return Text("\n").join(out)
+
+
+def render_job_detail(detail: JobDetail | None, now: float, p: Palette = PLAIN, width: int = 0) -> Text:
+    """Every field a user may want of one job; ``None`` gives the empty state. With ``width``, a long value wraps
+    under itself (its label stays alone at the left)."""
     if detail is None:
         return Text("No job selected: submit one with s, or move the cursor onto a job.", style=p.muted)
     r = detail.record
@@ -83,4 +106,4 @@ def render_job_detail(detail: JobDetail | None, now: float, p: Palette = PLAIN) 
     _block(t, "Output (stdout, last lines)", detail.stdout_tail, p, "(empty)" if r.stdout_path else no_log)
     if detail.stderr_tail.strip():
         _block(t, "Errors (stderr, last lines)", detail.stderr_tail, p, "(empty)")
-    return t
+    return hang(t, width)
