@@ -32,6 +32,7 @@ METRICS: tuple[Metric, ...] = (
     ("temp", "Temperature", attrgetter("temp")),
 )
 PICKS = tuple(pick for _, _, pick in METRICS)
+SHORT = {"util": "Util", "mem": "Mem", "power": "Power", "temp": "Temp"}
 TEMP_SCALE = 100.0  # °C at the top of temperature graphs
 
 
@@ -166,7 +167,12 @@ class HistoryTable(RowTable):
         each = max(10, room // 4 - 2)
         self._spark = max(3, each - 8)  # the value (6), a blank before the sparkline and one after it
         spec: list[ColumnSpec] = [("node", "Node", node_w), ("gpu", "GPU", 3)]
-        spec += [(key, f"{name} (last {WINDOW_S / 60:.0f} min)", each) for key, name, _ in METRICS]
+        # The window in the header where it fits whole (a sort arrow too), else the name alone, else its short form.
+        last = f" (last {WINDOW_S / 60:.0f} min)"
+        spec += [
+            (key, f"{name}{last}" if len(name + last) < each else name if len(name) < each else SHORT[key], each)
+            for key, name, _ in METRICS
+        ]
         self.set_columns(spec)
 
     def row_cells(self, key: str, data: object) -> list[Text]:
