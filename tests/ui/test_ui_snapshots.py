@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from jobs_helpers import ALICE
 from textual.pilot import Pilot
+from textual.widgets import Input
 
 from gputui.cli.job_session import open_service
 from gputui.cli.source_factory import open_source
@@ -85,6 +86,8 @@ def keys(*presses: str) -> Callable[[Pilot[None]], Any]:
         await app.wait_for_polls()
         await pilot.pause()
         await pilot.press(*presses)
+        for box in app.screen.query(Input):
+            box.cursor_blink = False  # a blinking cursor would make the picture depend on when it is taken
         for _ in range(2):  # a jump polls again and reads the history before it again; the dialog previews
             await pilot.pause(0.35)  # the submit dialog's preview waits for typing to pause (0.3 s)
             await app.wait_for_polls()
