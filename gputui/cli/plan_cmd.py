@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 SYNTHETIC_HELP = (
     "HOSTLIST:GPUS:MODEL[:mps|:mig=P+P...][:cpus=N][:mem=SIZE][:features=F+F...], e.g. 'node[01-04]:8:A100-40GB' "
@@ -82,15 +83,19 @@ def run(args: argparse.Namespace) -> int:
             raise GputuiError(f"--synthetic: {e}") from None
         now = 0.0
     else:
-        from gputui.cli.source_factory import open_source, snapshot_at
+        from gputui.cli.job_session import open_for_jobs
+        from gputui.cli.source_factory import snapshot_at
+        from gputui.core.timefmt import utc_text
 
-        opened = open_source(args.source)
+        opened = open_for_jobs(args.source)
         try:
             snap = snapshot_at(opened.source, args.at)
         finally:
             opened.source.close()
         state = state_from_snapshot(snap, config)
         now = snap.timestamp
+        if opened.source.description and args.source is not None:  # say what the answer is about
+            print(f"gputui: planned on the {opened.source.description} at {utc_text(now)}", file=sys.stderr)
     from gputui.core.scheduler.parse.options import tokenize
 
     words = tokenize(args.request.lstrip("=")) + [w for w in args.options if w != "--"]

@@ -69,17 +69,17 @@ def run(args: argparse.Namespace) -> int:
     parsable = "--parsable" in options
     session = open_session(args.source)
     try:
-        if session.notice:
-            print(f"gputui: {session.notice}", file=sys.stderr)
         service = session.service
         if args.test_only:
             preview = service.preview(options, script=script)
+            session.say_notice()
             print(preview.text)
             for w in preview.warnings:
                 print(f"warning: {w}")
             return 0
         rec = service.submit(options, script_args if script else (), script=script)
-        service.tick(session.snapshot)  # starts it now if it can
+        session.say_notice()
+        session.tick()  # starts it now if it can
         detail = service.get(rec.id)
         if parsable:
             print(rec.id)
@@ -91,7 +91,8 @@ def run(args: argparse.Namespace) -> int:
         elif now.pending:
             print(f"job {rec.id} is pending ({detail.reason}): {detail.explanation}")
         else:
-            print(f"job {rec.id} {now.state.lower()}: {now.end_reason or ''}")
+            why = now.end_reason if now.end_reason and now.end_reason != now.state.lower() else ""
+            print(f"job {rec.id} {now.state.lower()}" + (f": {why}" if why else ""))
         holder = None if service.owner or not isinstance(service, JobService) else service.store.owner(service.cluster)
         if holder is not None:
             print(f"(gputui pid {holder.pid} on {holder.host} owns this queue and schedules it)")

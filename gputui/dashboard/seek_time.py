@@ -7,7 +7,8 @@ from datetime import UTC, datetime
 from gputui.core.errors import TimeFormatError
 from gputui.core.timefmt import parse_duration, parse_time
 
-HELP = "+90s / -5m (from here), HH:MM[:SS] UTC, start, end"
+#: what the seek box (`g`) takes, in its prompt, its error message and the README alike
+HELP = "+90s / -5m (from the frame on screen), HH:MM[:SS] (UTC), an ISO date-time, start, end"
 
 
 def parse_seek(text: str, *, current: float, start: float, end: float) -> float:
@@ -22,8 +23,7 @@ def parse_seek(text: str, *, current: float, start: float, end: float) -> float:
             return current + d if s[0] == "+" else current - d
         return parse_time(s, start, end)
     except TimeFormatError:
-        # Not --at's wording: here +90s counts from the frame shown, not from the start.
-        raise TimeFormatError(f"{s!r} is not a time to go to; use {HELP}") from None
+        raise TimeFormatError(f"go to {text.strip()!r}: not a time; use {HELP}") from None
 
 
 def format_time(t: float) -> str:

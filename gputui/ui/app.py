@@ -88,6 +88,7 @@ class GputuiApp(App[None]):
         jobs_note: str | None = None,
         record: str | None = None,
         jobs_opener: Callable[[], JobBackend] | None = None,
+        hidden_columns: tuple[str, ...] = (),
     ) -> None:
         self.user_themes = list(user_themes or [])
         self.theme_names = [*THEMES, *(t.name for t in self.user_themes)]
@@ -104,6 +105,7 @@ class GputuiApp(App[None]):
         self.record_path = record
         # The model (gputui.dashboard) and the parts of the shell that turn keys into its controllers' calls.
         self.jobs = JobsController(jobs_service, jobs_note, jobs_opener)
+        self.hidden_columns = frozenset(hidden_columns)  # overview columns the config file leaves out
         self.feed = Feed(
             source,
             lambda result: self.post_message(Fed(result)),
@@ -247,7 +249,8 @@ class GputuiApp(App[None]):
                 self.job_keys.apply_tick(tick)
             if result.generation == self.feed.generation:
                 self.apply_snapshot(result.snapshot)
-                self.record_keys.record(result.snapshot, tick.events if tick is not None else ())
+                if tick is not None and tick.events:
+                    self.record_keys.record(None, tick.events)
                 if self.feed.poll_count == 1:
                     self.call_after_refresh(self.first_frame_drawn)
         self.feed.schedule()
@@ -255,6 +258,7 @@ class GputuiApp(App[None]):
     def apply_snapshot(self, snap: ClusterSnapshot) -> None:
         """Take a snapshot and draw it in the view in front; this is the only place the frame changes."""
         subtitle_changed = self.state.apply(snap)
+        self.record_keys.record(snap, self.state.source_events)  # a recording keeps the frame and its events
         view = self.view_screen
         if view is not None:
             view.refresh_view()

@@ -27,18 +27,20 @@ def create_app(
     jobs_note: str | None = None,
     record: str | None = None,
     jobs_opener: Callable[[], JobBackend] | None = None,
+    hidden_columns: tuple[str, ...] = (),
 ) -> GputuiApp:
     """Build the dashboard for ``source``; raises GputuiError (e.g. an unknown theme) before anything starts.
 
     User themes are read from ``themes_path`` (default: $XDG_CONFIG_HOME/gputui/themes); a broken
     file is reported when the app starts and skipped. ``jobs_opener`` opens
     the job service after the first frame (instead of ``jobs_service``, open before); call the app's
-    ``close_jobs()`` after it has run.
+    ``close_jobs()`` after it has run. ``hidden_columns``: overview columns the user left out (config file).
     """
     from pathlib import Path
 
     from gputui.ui.user_themes import load_user_themes
 
+    _open_at_queue_clock(source, jobs_service)
     folder = None if themes_path is None else Path(themes_path)
     themes, problems = load_user_themes(folder, taken=THEMES)
     try:
@@ -54,8 +56,20 @@ def create_app(
             jobs_note=jobs_note,
             record=record,
             jobs_opener=jobs_opener,
+            hidden_columns=hidden_columns,
         )
     except GputuiError as e:
         if problems:
             raise GputuiError(f"{e} ({len(problems)} theme file(s) skipped: {problems[0]})") from None
         raise
+
+
+def _open_at_queue_clock(source: Source, service: JobBackend | None) -> None:
+    """A replay whose queue has a clock opens there, so that no job is judged against an older frame."""
+    from gputui.jobs.service import JobService
+    from gputui.sources.replay import ReplaySource
+
+    if isinstance(source, ReplaySource) and isinstance(service, JobService) and service.clock.simulated:
+        t = service.clock.resume_at(source.start_time)
+        if source.current().timestamp != t:
+            source.seek(t)

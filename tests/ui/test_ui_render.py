@@ -283,7 +283,7 @@ def test_a_long_environment_value_goes_one_item_a_line_so_no_uuid_is_broken() ->
 def test_the_seek_box_says_what_it_takes_in_the_words_of_its_prompt_and_help() -> None:
     with pytest.raises(TimeFormatError) as e:
         parse_seek("soon", current=T0, start=T0, end=T0 + 60)
-    assert str(e.value) == f"'soon' is not a time to go to; use {SEEK_HELP}"  # '+90s' from here, not from the start
+    assert str(e.value) == f"go to 'soon': not a time; use {SEEK_HELP}"  # '+90s' from here, not from the start
     seek = next(s for s in DEFAULT_ACTIONS if s.name == "replay_seek")
     assert SEEK_HELP in seek.help
 

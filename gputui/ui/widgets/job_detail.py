@@ -30,6 +30,14 @@ def _block(t: Text, title: str, body: str, p: Palette, empty: str) -> None:
         t.append(f"\n  {line}", style=p.text)
 
 
+#: where a job of each runner kind runs, in the words of the detail pane
+RUNS = {
+    "sim": "simulated on a replay: nothing is executed",
+    "local": "a process on this machine",
+    "slurm": "Slurm",
+}
+
+
 def env_lines(key: str, value: str) -> str:
     """``KEY=VALUE``; a long one as ``KEY=`` and then each comma-separated item on a line of its own, indented."""
     line = f"{key}={value}"
@@ -39,7 +47,9 @@ def env_lines(key: str, value: str) -> str:
     return "\n".join([f"{key}=", *(f"  {item}{',' if i < len(items) - 1 else ''}" for i, item in enumerate(items))])
 
 
-_LABELS = frozenset({"Why", "Request", "Options", "Command", "Directory", "Allocation", "Times", "Ended", "Priority"})
+_LABELS = frozenset(
+    {"Why", "Queue", "Request", "Options", "Command", "Directory", "Allocation", "Times", "Ended", "Priority"}
+)
 
 
 def hang(t: Text, width: int) -> Text:
@@ -68,9 +78,12 @@ def render_job_detail(detail: JobDetail | None, now: float, p: Palette = PLAIN, 
     r = detail.record
     t = Text.assemble((f"Job {r.id}", "bold"), "  ", (r.display_name, p.text), "  ", (r.user, p.muted), "  ")
     t.append(r.state, style=state_style(r.state, p))  # type: ignore[arg-type]
-    _line(t, "Why", detail.explanation or "", p)
-    if detail.reason not in ("", "None"):
-        t.append(f"  [{detail.reason}]", style=p.warn)
+    reason = detail.reason if detail.reason not in ("", "None") else ""
+    if detail.explanation or reason:
+        _line(t, "Why", detail.explanation or f"waiting: {reason}", p)
+        if reason and detail.explanation:
+            t.append(f"  (Slurm's reason: {reason})", style=p.warn)
+    _line(t, "Queue", RUNS.get(r.runner, r.runner), p)
     _line(t, "Request", r.request.describe(), p)
     _line(t, "Options", r.options or "(none)", p)
     _line(t, "Command", r.command_text or "(none)", p)
