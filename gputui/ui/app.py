@@ -41,7 +41,6 @@ from gputui.ui.replay_keys import ReplayKeys
 from gputui.ui.screens.modes import VIEW_SCREENS
 from gputui.ui.screens.view_screen import VIEWS, ViewScreen
 from gputui.ui.themes import THEMES, next_theme, resolve_theme
-from gputui.ui.widgets.bars import BarItem
 from gputui.ui.widgets.replay_bar import ReplayBar
 
 if TYPE_CHECKING:
@@ -170,9 +169,6 @@ class GputuiApp(App[None]):
         from textual.widgets import Input
 
         return isinstance(self.screen, ViewScreen) and not isinstance(self.focused, Input)
-
-    def view_items(self, current: str) -> list[BarItem]:
-        return self.keymap.view_items(current)
 
     def current_palette(self) -> Palette:
         """The cell colours of the current theme (worked out once per theme)."""

@@ -34,7 +34,6 @@ if TYPE_CHECKING:
     from gputui.ui.job_keys import JobKeys
     from gputui.ui.keymap import KeyMap
     from gputui.ui.record_keys import RecordKeys
-    from gputui.ui.widgets.bars import BarItem
 
 #: view name -> (key, tab title), in tab order
 VIEWS: dict[str, tuple[str, str]] = {
@@ -59,8 +58,6 @@ class Shell(Protocol):
     def current_palette(self) -> Palette: ...
 
     keymap: KeyMap
-
-    def view_items(self, current: str) -> list[BarItem]: ...
 
     def replay_state(self) -> ReplayState | None: ...
 
@@ -131,7 +128,7 @@ class ViewScreen(KeptLines, Screen[None]):
         top = self.query_one(TopBar)
         top.palette = app.palette
         top.subtitle = app.state.subtitle
-        top.show(app.view_items(self.VIEW))
+        top.show(app.keymap.view_items(self.VIEW))
         self.query_one(KeyBar).show(app.keymap.key_items(self.VIEW), app.palette)
 
     def sync_replay(self) -> None:
