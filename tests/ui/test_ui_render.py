@@ -295,3 +295,11 @@ def test_a_long_detail_value_wraps_under_itself_not_under_its_label() -> None:
         "Job 2  mig-eval", "Why        running on node03:1[3g.40gb", "           GI 2] for 180 s", "Priority   0",
     ]  # fmt: skip
     assert hang(t, 0) is t
+
+
+def test_the_shared_columns_give_up_room_until_the_table_fits() -> None:
+    rows = [
+        JobRow(1, "", "", "PENDING", "0" * 21, "GPU", "", 0.0, None, 0, None),
+        JobRow(1, "0" * 7, "0" * 10, "PENDING", "", "GPU", "", 0.0, 1.0, 864000, None),
+    ]  # hypothesis's case: one shared column at its header's width, the other to shrink by all that is over
+    assert sum(w + 2 for _, _, w in columns_for(100, rows)) + 2 <= 100

@@ -114,10 +114,11 @@ def columns_for(width: int, rows: Sequence[ColumnRow] = ()) -> list[ColumnSpec]:
         if over > 0:
             widths[key] = max(_MIN.get(key, floor[key]), widths[key] - over)
     flex = [k for k in widths if k in _FLEX]
-    for key in flex:  # shrink the shared ones alike, never below their header
-        over = _used(widths) - width
-        if over > 0:
-            widths[key] = max(floor[key], widths[key] - (over + len(flex) - 1) // len(flex))
+    while (over := _used(widths) - width) > 0:  # shrink the widest shared one, never below its header
+        widest = max((k for k in flex if widths[k] > floor[k]), key=lambda k: widths[k] - floor[k], default=None)
+        if widest is None:
+            break
+        widths[widest] -= min(over, widths[widest] - floor[widest], max(1, over // len(flex)))
     left = width - _used(widths)
     if left > 0 and flex:  # the room left over: to the shared columns, so that the table fills its width
         for i, key in enumerate(flex):
