@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from gputui.dashboard.seek_time import HELP as SEEK_HELP
+
 
 @dataclass(frozen=True, slots=True)
 class ActionSpec:
@@ -26,6 +28,12 @@ class ActionSpec:
     # Opens a text box: bound with priority, so that keys typed right after it reach the box; off
     # while a text box has the focus (typing '/' or 'g' there is text).
     opens_input: bool = False
+    # The key bar shows the actions in ``rank`` order (lower first) as far as they fit, then '? more'.
+    rank: int = 100
+    # The views where the action applies (empty: every view); the key bar of another view leaves it out.
+    views: tuple[str, ...] = ()
+    # The views whose key bar starts with this action (before the ranked ones): submit in the jobs view.
+    leads: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -70,8 +78,10 @@ class ActionRegistry:
 
 DEFAULT_ACTIONS = ActionRegistry(
     [
-        ActionSpec("help", "Help", "App", ("question_mark",), "Show every key and action", key_display="?"),
-        ActionSpec("quit", "Quit", "App", ("q",), "Leave gputui"),
+        ActionSpec(
+            "help", "Help", "App", ("question_mark",), "Show every key and action", key_display="?", footer=False
+        ),
+        ActionSpec("quit", "Quit", "App", ("q",), "Leave gputui", rank=90),
         ActionSpec("command_palette", "Palette", "App", ("ctrl+p",), "Search actions by name", footer=False),
         ActionSpec("view('overview')", "Overview", "Views", ("1",), "Cluster overview: every GPU", footer=False),
         ActionSpec(
@@ -95,16 +105,26 @@ DEFAULT_ACTIONS = ActionRegistry(
             "Filter by node, GPU, model, user or job",
             key_display="/",
             opens_input=True,
+            rank=20,
         ),
-        ActionSpec("sort", "Sort", "Table", ("o",), "Sort by the next column (a click on a header sorts too)"),
+        ActionSpec("sort", "Sort", "Table", ("o",), "Sort by the next column (a click on a header sorts too)", rank=21),
         ActionSpec("sort_reverse", "Reverse", "Table", ("O",), "Reverse the sort order", footer=False),
         ActionSpec("gpu(1)", "Next GPU", "Table", ("n",), "Select the next GPU (in every view)", footer=False),
         ActionSpec("gpu(-1)", "Previous GPU", "Table", ("p",), "Select the previous GPU", footer=False),
         ActionSpec(
             "focus_next", "Next pane", "Table", ("tab",), "Move focus between the tables of a view", footer=False
         ),
-        ActionSpec("toggle_detail", "Detail pane", "View", ("d",), "Show or hide the detail pane of the overview"),
-        ActionSpec("cycle_theme", "Theme", "View", ("t",), "Switch to the next colour theme"),
+        ActionSpec(
+            "toggle_detail",
+            "Detail pane",
+            "View",
+            ("d",),
+            "Show or hide the detail pane of the overview",
+            rank=50,
+            views=("overview",),
+            leads=("overview",),
+        ),
+        ActionSpec("cycle_theme", "Theme", "View", ("t",), "Switch to the next colour theme", rank=60),
         ActionSpec("set_theme('gputui-dark')", "Theme: dark", "View", help="Use the dark theme"),
         ActionSpec("set_theme('gputui-light')", "Theme: light", "View", help="Use the light theme"),
         ActionSpec(
@@ -118,10 +138,20 @@ DEFAULT_ACTIONS = ActionRegistry(
             "Play or pause the recording",
             replay_only=True,
             key_display="space",
+            rank=10,
         ),
-        ActionSpec("replay_step(-1)", "Back", "Replay", ("left",), "One frame back", replay_only=True, key_display="←"),
         ActionSpec(
-            "replay_step(1)", "Step", "Replay", ("right",), "One frame forward", replay_only=True, key_display="→"
+            "replay_step(-1)", "Back", "Replay", ("left",), "One frame back", replay_only=True, key_display="←", rank=11
+        ),
+        ActionSpec(
+            "replay_step(1)",
+            "Step",
+            "Replay",
+            ("right",),
+            "One frame forward",
+            replay_only=True,
+            key_display="→",
+            rank=12,
         ),
         ActionSpec(
             "replay_jump(-60)",
@@ -131,6 +161,7 @@ DEFAULT_ACTIONS = ActionRegistry(
             "Jump one minute back",
             replay_only=True,
             key_display="[",
+            rank=40,
         ),
         ActionSpec(
             "replay_jump(60)",
@@ -140,6 +171,7 @@ DEFAULT_ACTIONS = ActionRegistry(
             "Jump one minute forward",
             replay_only=True,
             key_display="]",
+            rank=41,
         ),
         ActionSpec(
             "replay_slower",
@@ -149,6 +181,7 @@ DEFAULT_ACTIONS = ActionRegistry(
             "One speed step slower (down to 0.5x)",
             replay_only=True,
             key_display="-",
+            rank=42,
         ),
         ActionSpec(
             "replay_faster",
@@ -158,15 +191,17 @@ DEFAULT_ACTIONS = ActionRegistry(
             "One speed step faster (up to 60x)",
             replay_only=True,
             key_display="+",
+            rank=43,
         ),
         ActionSpec(
             "replay_seek",
             "Seek",
             "Replay",
             ("g",),
-            "Go to a typed time: HH:MM:SS, +90s, -5m",
+            f"Go to a typed time: {SEEK_HELP}",
             replay_only=True,
             opens_input=True,
+            rank=13,
         ),
     ]
 )

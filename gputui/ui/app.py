@@ -42,7 +42,6 @@ from gputui.ui.replay_keys import ReplayKeys
 from gputui.ui.screens.modes import VIEW_SCREENS
 from gputui.ui.screens.view_screen import VIEWS, ViewScreen
 from gputui.ui.themes import THEMES, next_theme, resolve_theme
-from gputui.ui.widgets.bars import BarItem
 from gputui.ui.widgets.replay_bar import ReplayBar
 
 if TYPE_CHECKING:
@@ -72,6 +71,7 @@ class GputuiApp(App[None]):
     COMMANDS = App.COMMANDS | {_commands}
     DEFAULT_MODE = "overview"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (40, "-tall")]
 
     def __init__(
         self,
@@ -170,12 +170,6 @@ class GputuiApp(App[None]):
         from textual.widgets import Input
 
         return isinstance(self.screen, ViewScreen) and not isinstance(self.focused, Input)
-
-    def key_items(self) -> list[BarItem]:
-        return self.keymap.key_items()
-
-    def view_items(self, current: str) -> list[BarItem]:
-        return self.keymap.view_items(current)
 
     def current_palette(self) -> Palette:
         """The cell colours of the current theme (worked out once per theme)."""
@@ -292,8 +286,8 @@ class GputuiApp(App[None]):
         """After the app has run: close the job service (waiting for one still opening)."""
         self.jobs.close(timeout)
 
-    def action_submit_job(self) -> None:
-        self.run_worker(self.job_keys.submit(), group=DIALOG)
+    async def action_submit_job(self) -> None:
+        await self.job_keys.submit()
 
     def action_cancel_job(self) -> None:
         self.run_worker(self.job_keys.cancel(), group=DIALOG)

@@ -116,7 +116,13 @@ class JobKeys:
             return
         from gputui.ui.dialogs.submit_dialog import SubmitDialog
 
-        change: JobChange | None = await self.app.push_screen_wait(SubmitDialog(self.jobs, self.palette()))
+        # Awaited here, in the key's own handler: the keys typed right after 's' reach the dialog's fields,
+        # not the view under it (a worker would push the dialog only after the app had handled them).
+        dialog = SubmitDialog(self.jobs, self.palette())
+        await self.app.push_screen(dialog, self._submitted)
+        dialog.take_focus()
+
+    def _submitted(self, change: JobChange | None) -> None:
         if change is None:
             return
         self._changed(change)

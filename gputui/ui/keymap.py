@@ -34,12 +34,17 @@ class KeyMap:
     def allows(self, action: str) -> bool | None:
         return self.registry.allows_name(action, readonly=self.readonly, replay=self.replay)
 
-    def key_items(self) -> list[BarItem]:
-        """The key bar: the registry's footer actions available now."""
+    def key_items(self, view: str) -> list[BarItem]:
+        """The key bar of ``view``: the footer actions available there now, most important first (the actions
+        that lead this view's bar, then by rank). The bar shows as many as fit and ends with '? more'."""
+        specs = [
+            (0 if view in spec.leads else 1, spec.rank, i, spec)
+            for i, spec in enumerate(self.available())
+            if spec.footer and spec.keys and (not spec.views or view in spec.views)
+        ]
         return [
             BarItem(spec.key_display or self.key_display(Binding(spec.keys[0], "")), spec.title, spec.action)
-            for spec in self.available()
-            if spec.footer and spec.keys
+            for *_, spec in sorted(specs, key=lambda t: t[:3])
         ]
 
     @staticmethod

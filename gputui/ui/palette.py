@@ -38,6 +38,11 @@ def _colour(variables: Mapping[str, str], name: str, background: Color) -> str:
     return c.hex6
 
 
+#: Temperatures (°C) drawn as warm and as hot, in the overview, the detail and the history graphs.
+TEMP_WARM = 75
+TEMP_HOT = 85
+
+
 @dataclass(frozen=True, slots=True)
 class Palette:
     """Rich styles for every kind of cell gputui draws."""
@@ -94,6 +99,15 @@ class Palette:
             bar_active=Style(color=c("foreground"), bold=True, underline=True),
             title=Style(color=c("primary"), bold=True),
         )
+
+    def temp_level(self, celsius: float) -> Style:
+        """The colour of a temperature: its own thresholds (data-centre GPUs slow down from about 85 °C), not the
+        fill levels of utilisation and memory."""
+        if celsius >= TEMP_HOT:
+            return self.gauge_high
+        if celsius >= TEMP_WARM:
+            return self.gauge_mid
+        return self.gauge_low
 
     def level(self, percent: float) -> Style:
         """The gauge colour for a fill level; thresholds at 50 % and 85 %."""

@@ -10,7 +10,6 @@ from typing import Any
 
 from rich.text import Text
 from textual.app import App
-from textual.css.query import NoMatches
 from textual.message import Message
 
 from gputui.core.errors import GputuiError
@@ -19,19 +18,25 @@ from gputui.dashboard.recording import RecordingController
 from gputui.dashboard.session_recording import SessionRecording
 from gputui.ui.dialogs.outcome_dialogs import ask, say
 from gputui.ui.palette import Palette
+from gputui.ui.render.app_internals import every_screen
 from gputui.ui.render.text_panel import TextPanel
+
+#: Below this many columns the badge leaves the file out, so that the view tabs beside it stay whole.
+SHORT_BELOW = 120
 
 
 class RecordBadge(TextPanel):
-    """A one-line indicator, shown only while recording: the file and how many frames it holds."""
+    """A one-line indicator at the right of the top bar, shown only while recording: the file and how many frames
+    it holds (on a narrow terminal the frames only)."""
 
     def show_recording(self, recording: SessionRecording | None, palette: Palette) -> None:
         self.display = recording is not None and recording.active
         if self.display and recording is not None:
             frames = recording.accepted
-            self.show_text(
-                Text.assemble(("● REC ", palette.lost), (f"{recording.path.name} · {frames} frames", palette.text))
+            said = (
+                f"{frames} frames" if self.app.size.width < SHORT_BELOW else f"{recording.path.name} · {frames} frames"
             )
+            self.show_text(Text.assemble(("● REC ", palette.lost), (said, palette.text)))
 
 
 class RecordingFailed(Message):
@@ -65,11 +70,10 @@ class RecordKeys:
             self.show_badge()
 
     def show_badge(self) -> None:
-        try:
-            badge = self.app.query_one(RecordBadge)
-        except NoMatches:
-            return
-        badge.show_recording(self.controller.recording, self.palette())
+        """Bring the badge of every view (each view's screen has one) up to date."""
+        for screen in every_screen(self.app):
+            for badge in screen.query(RecordBadge):  # none while a view is still being built
+                badge.show_recording(self.controller.recording, self.palette())
 
     def start(self, path: str | os.PathLike[str]) -> None:
         app = self.app

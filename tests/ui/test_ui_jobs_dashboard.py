@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 from jobs_helpers import ALICE, other_process
+from test_ui_app import settle
+from textual.widget import Widget
 from textual.widgets import Button
 
 from gputui.cli.job_session import open_service
@@ -135,3 +137,103 @@ async def test_a_cpu_only_job_runs_in_the_dashboard_on_cpus_and_holds_no_gpu(das
         await until(pilot, lambda: str(job.id) in table.row_order)
         row = [c.plain for c in table.get_row(str(job.id))]
         assert "CPU" in row and "node01 (4 CPUs, 8 GiB)" in row
+
+
+def _lines(widget: Widget) -> list[str]:
+    """What a widget draws, line by line."""
+    return ["".join(seg.text for seg in widget.render_line(y)) for y in range(widget.size.height)]
+
+
+@pytest.mark.parametrize("size", [(160, 50), (80, 24)], ids=["160x50", "80x24"])
+async def test_the_jobs_view_fits_its_width_with_whole_columns_and_whole_uuids(dashboard, size) -> None:  # type: ignore[no-untyped-def]
+    from gputui.ui.widgets.jobs_table import JobsTable
+
+    app, service, _ = dashboard
+    mig = service.submit("--gres=gpu:3g.40gb:1 -J mig -t 30:00", ["sleep", "600"])
+    service.submit("--gpus=2 -J resnet-training -t 30:00", ["python", "train.py"])
+    waiting = service.submit("--gpus=4 -J big -t 30:00", ["sleep", "600"])
+    async with app.run_test(size=size) as pilot:
+        await until(pilot, lambda: app.feed.poll_count >= 1)
+        await pilot.press("4")
+        await until(pilot, lambda: app.job_keys.jobs_view() is not None and len(app.job_keys.jobs_view().records) == 3)
+        view = app.job_keys.jobs_view()
+        table = view.query_one(JobsTable)
+        await until(pilot, lambda: table.row_count == 3)
+        keys = [k for k, _, _ in table.columns]
+        assert sum(w + 2 for _, _, w in table.columns) <= table.size.width
+        header = _lines(table)[0]
+        for _, label, _ in table.columns:
+            assert label in header  # every header whole
+        if size[0] == 160:
+            assert {"alloc", "reason", "start", "elapsed"} <= set(keys)
+        else:  # squeue's columns first, in its order
+            assert keys[:6] == ["id", "name", "user", "state", "elapsed", "where"]
+        texts = {k: [c.plain for c in table.get_row(k)] for k in table.row_order}
+        widths = dict(zip(keys, (w for _, _, w in table.columns), strict=True))
+        for row in texts.values():
+            for key, cell in zip(keys, row, strict=True):
+                assert len(cell) <= widths[key] and (key == "name" or "…" not in cell)
+        where = "alloc" if "alloc" in keys else "where"
+        assert "3g.40gb" in texts[str(mig.id)][keys.index(where)]
+        assert "Resources" in " ".join(texts[str(waiting.id)])
+        # The MIG job's detail: its MIG UUID whole on one line of the pane.
+        await until(pilot, lambda: view.select_job(mig.id))
+        panel = view.query_one("#jobs-detail-text")
+        uuid = next(v for env in view.records[mig.id].environment.values() for v in env.values() if "MIG-" in v)
+        await until(pilot, lambda: any(uuid in line for line in _lines(panel)))
+
+
+async def burst(app: GputuiApp, keys: str | list[str]) -> None:
+    """Send ``keys`` the way a fast typist or a paste does: all queued at once, none waiting for the last."""
+    from textual import events
+
+    assert app._driver is not None
+    for key in keys:
+        char = key if len(key) == 1 else None
+        name = {" ": "space", "-": "minus", ".": "full_stop", "=": "equals_sign", ":": "colon"}.get(key, key)
+        app._driver.send_message(events.Key(name, char))
+
+
+async def test_fast_typing_in_the_submit_dialog_lands_in_the_right_fields(dashboard) -> None:  # type: ignore[no-untyped-def]
+    from gputui.ui.dialogs.submit_dialog import SubmitDialog
+
+    app, service, _ = dashboard
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.feed.poll_count >= 1 and service.owner)
+        theme = app.theme
+        await burst(app, ["s", *"train", "tab", *"sleep 60", "tab", *"2", "tab", "tab", "tab", "tab", *"3"])
+        await until(pilot, lambda: isinstance(app.screen, SubmitDialog) and app.screen.is_mounted)
+        await settle(app, pilot)
+        d = app.screen
+        assert isinstance(d, SubmitDialog)
+        assert [d.value(f) for f in ("name", "command", "gpus", "gpus_per_node", "gpu_ids")] == [
+            "train", "sleep 60", "2", "", "3",
+        ]  # fmt: skip
+        assert app.theme == theme and app.record_keys.controller.recording is None  # no key went to the overview
+
+
+async def test_at_80x24_every_field_of_the_submit_dialog_is_reachable_and_the_buttons_always_show(dashboard) -> None:  # type: ignore[no-untyped-def]
+    from textual.widgets import Input
+
+    from gputui.ui.dialogs.submit_dialog import FIELD_NAMES, ROWS, SubmitDialog
+
+    app, service, _ = dashboard
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.feed.poll_count >= 1 and service.owner)
+        await pilot.press("s")
+        await until(pilot, lambda: isinstance(app.screen, SubmitDialog) and app.screen.is_mounted)
+        d = app.screen
+        labels = {name: label for row in ROWS for name, label, *_ in row}
+        screen = d.region
+        pane = d.query_one("#form-pane").region
+        for name in FIELD_NAMES:
+            await settle(app, pilot)
+            field = d.query_one(f"#f-{name}", Input)
+            assert app.focused is field
+            assert pane.contains_region(field.region), name  # scrolled into view
+            box = field.region  # with its border, whose top line carries the label
+            screen_lines = ["".join(seg.text for seg in strip) for strip in d._compositor.render_strips()]
+            assert f" {labels[name]} " in screen_lines[box.y][box.x : box.right], name
+            for button in ("#submit-ok", "#submit-cancel"):
+                assert screen.contains_region(d.query_one(button).region) and d.query_one(button).region.height == 1
+            await pilot.press("tab")

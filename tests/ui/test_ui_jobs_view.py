@@ -10,6 +10,7 @@ from ui_jobs_app import SIZE, JobsTestApp, poll, settle
 from gputui.dashboard.job_records import jobs_on_gpu
 from gputui.jobs.records import CANCELLED, COMPLETED, PENDING, RUNNING
 from gputui.ui.render.text_panel import TextPanel
+from gputui.ui.widgets.job_detail import LABEL_WIDTH
 from gputui.ui.widgets.jobs_table import JobsTable, job_rows, time_text
 from gputui.ui.widgets.jobs_view import JobsView
 
@@ -25,8 +26,15 @@ def cells(app: JobsTestApp, job_id: int) -> list[str]:
     return [c.plain for c in app.query_one(JobsTable).get_row(str(job_id))]
 
 
+def by_column(app: JobsTestApp, job_id: int) -> dict[str, str]:
+    """A job's row by column key (which columns show depends on the width)."""
+    keys = [k for k, _, _ in app.query_one(JobsTable).columns]
+    return dict(zip(keys, cells(app, job_id), strict=True))
+
+
 def detail_text(app: JobsTestApp) -> str:
-    return app.query_one("#jobs-detail-text", TextPanel).text.plain
+    """The detail pane's text, a value wrapped under itself joined again."""
+    return app.query_one("#jobs-detail-text", TextPanel).text.plain.replace("\n" + " " * LABEL_WIDTH, " ")
 
 
 def summary(app: JobsTestApp) -> str:
@@ -48,17 +56,20 @@ async def test_pending_running_and_finished_jobs_with_every_column(svc) -> None:
         await poll(app, pilot)
         table = app.query_one(JobsTable)
         assert table.row_order == [str(j.id) for j in (a, b, c, d)]
-        assert cells(app, a.id) == [
-            str(a.id), "train", "alice", RUNNING, "", "node", "testnode:0,1", "08:00:00", "08:00:01", "0:00",
+        assert by_column(app, a.id) == {
+            "id": str(a.id), "name": "train", "user": "alice", "state": RUNNING, "reason": "", "gran": "node",
+            "alloc": "testnode:0,1", "start": "08:00:01", "elapsed": "0:00",
+        } | ({"submit": "08:00:00"} if "submit" in by_column(app, a.id) else {})  # fmt: skip
+        row_b = by_column(app, b.id)
+        assert [row_b[k] for k in ("state", "reason", "gran", "alloc", "start", "elapsed")] == [
+            PENDING, "Resources", "node", "", "", "",
         ]  # fmt: skip
-        row_b = cells(app, b.id)
-        assert row_b[3:6] == [PENDING, "Resources", "node"] and row_b[6] == "" and row_b[8:] == ["", ""]
-        assert cells(app, c.id)[5:7] == ["MIG", "testnode:2[3g.20gb GI 1]"]
-        assert cells(app, d.id)[5:7] == ["MPS", "testnode:3[MPS 25%]"]
+        assert [by_column(app, c.id)[k] for k in ("gran", "alloc")] == ["MIG", "testnode:2[3g.20gb GI 1]"]
+        assert [by_column(app, d.id)[k] for k in ("gran", "alloc")] == ["MPS", "testnode:3[MPS 25%]"]
         assert summary(app).startswith("Jobs 3 running · 1 pending · 0 finished")
         await poll(app, pilot)  # 99 s later: the MIG job has ended, the elapsed times moved on
-        assert cells(app, c.id)[3:5] == [COMPLETED, "completed"]
-        assert cells(app, a.id)[9] == "1:39"
+        assert [by_column(app, c.id)[k] for k in ("state", "reason")] == [COMPLETED, "completed"]
+        assert by_column(app, a.id)["elapsed"] == "1:39"
         assert table.row_order[-1] == str(c.id)  # finished jobs after the active ones
 
 

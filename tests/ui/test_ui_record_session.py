@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from jobs_helpers import T0, machine
 from list_source import ListSource
+from test_ui_jobs_dashboard import until
 from textual.widgets import Input
 from ui_jobs_app import SIZE, JobsTestApp, poll, settle
 
@@ -18,6 +19,7 @@ from gputui.core.model import Event, MpsDaemon
 from gputui.dashboard.recording import check_record_path, default_record_path
 from gputui.dashboard.session_recording import SessionRecording
 from gputui.sources.recording import RecordingReader
+from gputui.ui import GputuiApp, create_app
 from gputui.ui.dialogs.prompt_dialog import PromptDialog
 from gputui.ui.record_keys import RecordBadge
 
@@ -130,3 +132,31 @@ async def test_the_r_key_asks_for_a_file_and_toggles_recording(svc, tmp_path: Pa
         # the frame on screen when recording began, and the two polled after it
         assert app.notified[-1] == f"recorded 3 frames and 0 events to {path}"
         assert read(path).frame_count == 3
+
+
+def _top_line(app: GputuiApp) -> str:
+    """The screen's first line as drawn: the top bar and, while recording, the badge."""
+    return "".join(seg.text for seg in app.screen._compositor.render_strips()[0])
+
+
+@pytest.mark.parametrize("size", [(160, 50), (80, 24)], ids=["160x50", "80x24"])
+async def test_the_real_dashboard_shows_the_rec_badge_while_recording(tmp_path: Path, size: tuple[int, int]) -> None:
+    flag, keyed = tmp_path / "flag.gtrec", tmp_path / "keyed.gtrec"
+    app = create_app(ListSource([machine(T0 + i) for i in range(1, 9)]), poll_interval=0.05, record=str(flag))
+    async with app.run_test(size=size) as pilot:
+        await until(pilot, lambda: "● REC" in _top_line(app))  # --record: from the first frame
+        line = _top_line(app)
+        assert "1 Overview  2 Detail  3 History  4 Jobs" in line  # the tabs stay whole beside it
+        assert ("flag.gtrec · " in line) is (size[0] >= 160)
+        await pilot.press("4")  # every view has it
+        await until(pilot, lambda: "● REC" in _top_line(app))
+        await pilot.press("r")  # stops
+        await until(pilot, lambda: "● REC" not in _top_line(app))
+        await pilot.press("r")
+        await until(pilot, lambda: isinstance(app.screen, PromptDialog))
+        app.screen.query_one(Input).value = str(keyed)
+        await pilot.press("enter")
+        await until(pilot, lambda: not isinstance(app.screen, PromptDialog) and "● REC" in _top_line(app))
+        await pilot.press("1")
+        await until(pilot, lambda: "● REC" in _top_line(app))
+    assert read(flag).frame_count >= 1 and read(keyed).frame_count >= 1

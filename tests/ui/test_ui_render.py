@@ -5,18 +5,28 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from rich.text import Text
 from test_ui_sample_data import T0, mig_gpu, mps_gpu
 
 from gputui.core.errors import GputuiError, TimeFormatError
 from gputui.core.model import Event, GpuInstance, GpuSnapshot, MpsClient, MpsDaemon, ProcessInfo
 from gputui.dashboard.actions import DEFAULT_ACTIONS, ActionRegistry, ActionSpec
+from gputui.dashboard.job_actions import JOB_ACTIONS
 from gputui.dashboard.occupancy import holder_summary, process_rows
 from gputui.dashboard.replay import ReplayState
+from gputui.dashboard.seek_time import HELP as SEEK_HELP
 from gputui.dashboard.seek_time import parse_seek
+from gputui.ui.keymap import KeyMap
 from gputui.ui.palette import PLAIN, Palette
 from gputui.ui.themes import THEMES, next_theme, resolve_theme
 from gputui.ui.widgets import cells
+from gputui.ui.widgets.bars import MORE, BarItem, fit_items, item_cells
 from gputui.ui.widgets.event_log import render_event
+from gputui.ui.widgets.job_columns import columns_for
+from gputui.ui.widgets.job_detail import ENV_LINE, env_lines, hang
+from gputui.ui.widgets.jobs_table import JobRow
 from gputui.ui.widgets.mig_view import render_mig
 from gputui.ui.widgets.mps_view import render_mps
 from gputui.ui.widgets.replay_bar import render_state
@@ -203,3 +213,93 @@ def test_event_lines_prefer_the_message() -> None:
     assert render_event(e).plain == "12:00:05 job_started   48226 started on node04 GPU 0"
     bare = Event(T0, "mps_stopped", node="node04", gpus=(0, 1))
     assert render_event(bare).plain == "12:00:00 mps_stopped   node04 GPU 0,1"
+
+
+_titles = st.text(alphabet="abcdefghij /→", min_size=1, max_size=14)
+
+
+@given(st.lists(st.tuples(st.sampled_from(["a", "space", "←", "?"]), _titles), max_size=20), st.integers(0, 200))
+def test_the_key_bar_keeps_whole_items_in_priority_order_and_ends_with_more(
+    items: list[tuple[str, str]], width: int
+) -> None:
+    bar = [BarItem(key, title, f"a{i}") for i, (key, title) in enumerate(items)]
+    shown = fit_items(bar, width, MORE)
+    if width < item_cells(MORE):
+        assert shown == []
+        return
+    assert shown[-1] == MORE and shown[:-1] == bar[: len(shown) - 1]  # a prefix: nothing skipped
+    assert sum(map(item_cells, shown)) <= width
+    if len(shown) - 1 < len(bar):  # the next one would not have fitted
+        assert sum(map(item_cells, shown)) + item_cells(bar[len(shown) - 1]) > width
+
+
+@pytest.mark.parametrize("view", ["overview", "detail", "history", "jobs"])
+def test_every_key_bar_item_applies_to_its_view_and_the_help_lists_it(view: str) -> None:
+    registry = DEFAULT_ACTIONS.extended(JOB_ACTIONS)
+    keymap = KeyMap(registry, readonly=False, replay=True, key_display=lambda b: b.key)
+    items = keymap.key_items(view)
+    specs = {s.action: s for s in registry}
+    assert all(not specs[i.action].views or view in specs[i.action].views for i in items)
+    assert "help" not in {i.action for i in items}  # '? more' ends every bar instead
+    helped = {s.action for group in registry.groups(readonly=False, replay=True).values() for s in group}
+    assert {i.action for i in items} <= helped
+    leading = [i.action for i in items if view in specs[i.action].leads]
+    assert [i.action for i in items[: len(leading)]] == leading
+
+
+_job_rows = st.lists(
+    st.builds(
+        JobRow,
+        id=st.integers(1, 10**6), name=st.text(min_size=0, max_size=40), user=st.text(max_size=20),
+        state=st.sampled_from(["PENDING", "RUNNING", "COMPLETED"]), reason=st.text(max_size=60),
+        granularity=st.sampled_from(["GPU", "MIG", "MPS"]), allocation=st.text(max_size=60),
+        submit_time=st.just(0.0), start_time=st.none() | st.just(1.0), elapsed=st.integers(0, 10**7),
+        end_time=st.none(),
+    ),
+    max_size=6,
+)  # fmt: skip
+
+
+@given(st.integers(76, 240), _job_rows)  # the table gets 78 cells at 80 columns
+def test_the_jobs_columns_fit_their_width_and_keep_their_headers_whole(width: int, rows: list[JobRow]) -> None:
+    columns = columns_for(width, rows)
+    keys = [k for k, _, _ in columns]
+    assert sum(w + 2 for _, _, w in columns) + 2 <= width
+    assert all(w > len(label) for _, label, w in columns)  # room for the sort arrow too
+    if width >= 100:
+        assert {"reason", "alloc", "start", "elapsed"} <= set(keys)
+    else:
+        assert keys[:6] == ["id", "name", "user", "state", "elapsed", "where"]
+
+
+def test_a_long_environment_value_goes_one_item_a_line_so_no_uuid_is_broken() -> None:
+    uuids = ["MIG-aa894ee2-7393-2195-5ea0-ee2d7dfbf140", "MIG-bb894ee2-7393-2195-5ea0-ee2d7dfbf141"]
+    lines = env_lines("CUDA_VISIBLE_DEVICES", ",".join(uuids)).splitlines()
+    assert lines == ["CUDA_VISIBLE_DEVICES=", f"  {uuids[0]},", f"  {uuids[1]}"]
+    assert all(len(line) + 2 <= ENV_LINE for line in lines)
+    assert env_lines("SLURM_JOB_ID", "12") == "SLURM_JOB_ID=12"
+
+
+def test_the_seek_box_says_what_it_takes_in_the_words_of_its_prompt_and_help() -> None:
+    with pytest.raises(TimeFormatError) as e:
+        parse_seek("soon", current=T0, start=T0, end=T0 + 60)
+    assert str(e.value) == f"go to 'soon': not a time; use {SEEK_HELP}"  # '+90s' from here, not from the start
+    seek = next(s for s in DEFAULT_ACTIONS if s.name == "replay_seek")
+    assert SEEK_HELP in seek.help
+
+
+def test_a_long_detail_value_wraps_under_itself_not_under_its_label() -> None:
+    t = Text("Job 2  mig-eval\nWhy        running on node03:1[3g.40gb GI 2] for 180 s\nPriority   0")
+    lines = hang(t, 40).plain.splitlines()
+    assert lines == [
+        "Job 2  mig-eval", "Why        running on node03:1[3g.40gb", "           GI 2] for 180 s", "Priority   0",
+    ]  # fmt: skip
+    assert hang(t, 0) is t
+
+
+def test_the_shared_columns_give_up_room_until_the_table_fits() -> None:
+    rows = [
+        JobRow(1, "", "", "PENDING", "0" * 21, "GPU", "", 0.0, None, 0, None),
+        JobRow(1, "0" * 7, "0" * 10, "PENDING", "", "GPU", "", 0.0, 1.0, 864000, None),
+    ]  # hypothesis's case: one shared column at its header's width, the other to shrink by all that is over
+    assert sum(w + 2 for _, _, w in columns_for(100, rows)) + 2 <= 100

@@ -171,7 +171,7 @@ async def test_escape_closes_without_submitting_and_a_refused_submit_keeps_the_f
         await settle(app, pilot)
         await pilot.press("enter")  # the service refuses: no such job
         await settle(app, pilot)
-        assert isinstance(app.screen, SubmitDialog) and problem(d, "More Slurm options") == "--dependency: no job 77"
+        assert isinstance(app.screen, SubmitDialog) and problem(d, "Slurm options") == "--dependency: no job 77"
         await pilot.press("escape")
         await settle(app, pilot)
         assert not isinstance(app.screen, SubmitDialog) and svc.list() == []

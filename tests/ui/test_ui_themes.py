@@ -11,8 +11,14 @@ from test_ui_sample_data import replay
 from gputui.core.errors import GputuiError
 from gputui.ui import create_app
 from gputui.ui.commands import ActionCommands
+from gputui.ui.palette import TEMP_HOT, TEMP_WARM, Palette
+from gputui.ui.screens.history_screen import level_of
+from gputui.ui.themes import GPUTUI_DARK
 from gputui.ui.user_themes import ThemeFileError, load_user_themes, theme_from_data, themes_dir
+from gputui.ui.widgets.event_log import EventLog
 from gputui.ui.widgets.overview import OverviewTable
+
+THEMES_PALETTE = Palette.from_variables({**GPUTUI_DARK.to_color_system().generate(), **GPUTUI_DARK.variables})
 
 GOOD = """
 name = "Solar"
@@ -109,6 +115,42 @@ async def test_a_broken_theme_folder_never_stops_the_app(tmp_path: Path) -> None
         assert app.theme == "gputui-dark" and app.screen.query_one(OverviewTable).row_count == 6
         messages = [n.message for n in app._notifications]
         assert sum("theme file" in m for m in messages) == 2
+
+
+def _colours(strips: object) -> set[str]:
+    """The foreground colours drawn in some lines (Strips)."""
+    return {
+        seg.style.color.triplet.hex
+        for strip in strips
+        for seg in strip
+        if seg.style and seg.style.color and seg.style.color.triplet
+    }  # type: ignore[attr-defined]
+
+
+async def test_after_t_the_event_log_is_drawn_again_in_the_new_themes_colours() -> None:
+    app = create_app(replay(181), theme="dark", poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("right_square_bracket", "right_square_bracket")  # past both recorded events
+        await settle(app, pilot)
+        log = app.query_one(EventLog)
+        assert [e.kind for e in log.shown] == ["job_started", "mps_stopped"]
+        dark = _colours(log.lines)
+        await pilot.press("t")  # to the light theme
+        await settle(app, pilot)
+        assert app.theme == "gputui-light"
+        p = app.palette
+        light = {s.color.triplet.hex for s in (p.muted, p.accent, p.text, p.mps, p.lost) if s.color and s.color.triplet}
+        assert _colours(log.lines) <= light and dark - light  # every line again, none left in the dark colours
+        assert [e.kind for e in log.shown] == ["job_started", "mps_stopped"]
+
+
+def test_temperature_has_its_own_thresholds() -> None:
+    p = THEMES_PALETTE
+    assert p.temp_level(60) == p.gauge_low  # 60 % utilisation would be 'mid'; 60 °C is a normal temperature
+    assert p.level(60) == p.gauge_mid
+    assert p.temp_level(TEMP_WARM) == p.gauge_mid and p.temp_level(TEMP_HOT) == p.gauge_high
+    assert level_of("temp", p) == p.temp_level and level_of("util", p) == p.level
 
 
 HOSTILE_THEMES = {

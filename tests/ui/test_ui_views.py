@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from list_source import ListSource
 from test_ui_app import SIZE, plain, settle
 from test_ui_sample_data import T0, cluster, replay
@@ -13,10 +14,11 @@ from gputui.ui import create_app
 from gputui.ui.app import EXIT_AFTER_FIRST_FRAME
 from gputui.ui.render.text_panel import TextPanel
 from gputui.ui.screens.detail_screen import DetailScreen
+from gputui.ui.screens.help_screen import HelpScreen
 from gputui.ui.screens.history_screen import GraphPanel, HistoryScreen, HistoryTable
 from gputui.ui.screens.jobs_screen import NO_QUEUE, JobsScreen
 from gputui.ui.screens.overview_screen import OverviewScreen
-from gputui.ui.widgets.bars import TopBar
+from gputui.ui.widgets.bars import MORE, KeyBar, TopBar
 from gputui.ui.widgets.detail import DetailPane
 from gputui.ui.widgets.overview import OverviewTable
 from gputui.ui.widgets.process_table import ProcessTable
@@ -209,3 +211,42 @@ async def test_keys_typed_in_one_burst_after_slash_or_g_land_in_the_box() -> Non
         assert app.screen.query_one(OverviewTable).sort_column is None  # 's' was text, not 'sort'
         await burst(("slash", "/"), ("g", "g"), ("p", "p"), ("u", "u"))
         assert app.state.filter_text == "gpu" and source.position == 90  # 'g' was text, not 'seek'
+
+
+@pytest.mark.parametrize("size", [(160, 50), (80, 24)], ids=["160x50", "80x24"])
+async def test_each_views_key_bar_shows_whole_keys_by_priority_and_ends_with_more(size: tuple[int, int]) -> None:
+    app = create_app(replay(5), poll_interval=60)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        for key, view in (("1", "overview"), ("2", "detail"), ("3", "history"), ("4", "jobs")):
+            await pilot.press(key)
+            await pilot.pause()
+            bar = app.screen.query_one(KeyBar)
+            line = "".join(seg.text for seg in bar.render_line(0)).rstrip()
+            wanted = app.keymap.key_items(view)
+            shown = bar.shown_items(size[0])
+            assert shown[-1] == MORE and shown[:-1] == wanted[: len(shown) - 1]
+            assert line == "".join(f" {i.key} {i.title} " for i in shown).rstrip()
+            assert len(shown) > 4  # the most important keys, not just '? more'
+        await pilot.click(KeyBar, offset=(len(line) - 3, 0))  # '? more' opens the help, which lists every key
+        assert isinstance(app.screen, HelpScreen)
+
+
+@pytest.mark.parametrize("size", [(160, 50), (80, 24)], ids=["160x50", "80x24"])
+async def test_notifications_never_cover_the_replay_bar(size: tuple[int, int]) -> None:
+    from textual.widgets._toast import Toast
+
+    app = create_app(replay(5), poll_interval=60)
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await settle(app, pilot)
+        app.notify("a notice long enough to take a few lines of the toast " * 2, timeout=30)
+        app.notify("and another one", timeout=30)
+        for _ in range(50):
+            await pilot.pause(0.02)
+            toasts = [t for t in app.screen.query(Toast) if t.region.height]
+            if len(toasts) == 2:
+                break
+        assert len(toasts) == 2
+        bar = app.screen.query_one("#replay").region
+        for toast in toasts:
+            assert toast.region.height > 0 and not toast.region.overlaps(bar)

@@ -38,7 +38,7 @@ ROWS: tuple[tuple[tuple[str, str, str, int], ...], ...] = (
      ("mps_percent", "MPS %", "25", 1), ("mem_per_gpu", "GPU memory", "10G", 1), ("cpus", "CPUs", "4", 1),
      ("mem", "Memory", "8G", 1)),
     (("time", "Time limit", "1:00:00", 1), ("priority", "Priority", "0", 1),
-     ("extra", "More Slurm options", "--exclusive --dependency=afterok:12", 3)),
+     ("extra", "Slurm options", "--exclusive --dependency=afterok:12", 3)),
 )  # fmt: skip
 FIELD_NAMES = tuple(f for row in ROWS for f, *_ in row)
 
@@ -50,6 +50,10 @@ class SubmitDialog(ModalScreen[JobChange | None]):
         Binding("escape", "close", "Cancel"),
         Binding("f2", "switch_mode", "Form / Slurm line"),
         Binding("ctrl+s", "submit", "Submit", show=False),
+        # With priority, the focus moves when the key comes, not after the keys typed before it are handled:
+        # text typed fast (or pasted) after a tab goes into the next field.
+        Binding("tab", "app.focus_next", "Next field", show=False, priority=True),
+        Binding("shift+tab", "app.focus_previous", "Previous field", show=False, priority=True),
     ]
 
     def __init__(
@@ -74,7 +78,12 @@ class SubmitDialog(ModalScreen[JobChange | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog-box", id="submit-box"):
             yield Static(Text("Submit a job", style="bold"), classes="dialog-title")
-            yield Tabs(Tab("Form", id="mode-form"), Tab("Slurm line", id="mode-line"), id="submit-mode")
+            yield Tabs(
+                Tab("Form", id="mode-form"),
+                Tab("Slurm line", id="mode-line"),
+                active=f"mode-{self.mode}",
+                id="submit-mode",
+            )
             with ContentSwitcher(initial=f"{self.mode}-pane", id="submit-panes"):
                 # Few widgets (the label is the input's border title, one error line per row): a dialog
                 # opens in about the time Textual takes per widget, and this one has many fields.
@@ -108,9 +117,12 @@ class SubmitDialog(ModalScreen[JobChange | None]):
             )
 
     def on_mount(self) -> None:
-        self.query_one(Tabs).active = f"mode-{self.mode}"
-        self.query_one("#f-line" if self.mode == "line" else "#f-name", Input).focus()
+        self.take_focus()
         self._changed()
+
+    def take_focus(self) -> None:
+        """Focus the first field now (Input.focus would wait for the app's queue, behind keys typed already)."""
+        self.set_focus(self.query_one("#f-line" if self.mode == "line" else "#f-name", Input))
 
     # -- reading the form ----------------------------------------------------------------------
     def value(self, name: str) -> str:

@@ -32,7 +32,14 @@ METRICS: tuple[Metric, ...] = (
     ("temp", "Temperature", attrgetter("temp")),
 )
 PICKS = tuple(pick for _, _, pick in METRICS)
+SHORT = {"util": "Util", "mem": "Mem", "power": "Power", "temp": "Temp"}
 TEMP_SCALE = 100.0  # °C at the top of temperature graphs
+
+
+def level_of(key: str, p: Palette) -> Callable[[float], Style]:
+    """The colour of a graph's column by its height in per cent of the scale: for temperature (scaled 0-100 °C,
+    so the per cent is the °C) the temperature thresholds, for the others the fill levels."""
+    return p.temp_level if key == "temp" else p.level
 
 
 def power_scale(series: list[Sample]) -> tuple[float, bool]:
@@ -72,7 +79,7 @@ def render_compact(title: str, series: list[Sample], end: float, width: int, p: 
         METRICS, columns_of(series, PICKS, end, WINDOW_S, max(1, width - 20)), strict=True
     ):
         line = Text.assemble((f"{name:<12}", "bold"), (f"{_now(key, series):>6} ", p.text))
-        line.append_text(sparkline(values, scale_of(key, series), p.level, p.lost, p.na))
+        line.append_text(sparkline(values, scale_of(key, series), level_of(key, p), p.lost, p.na))
         out.append(line)
     out.append(
         Text(f"last {WINDOW_S / 60:.0f} min, fixed scales: 0-100 %, 0-100 °C, 0 to the power limit", style=p.muted)
@@ -106,7 +113,7 @@ def render_graphs(title: str, series: list[Sample], end: float, width: int, heig
         top, mid, bottom = axes[key]
         gutter = gutters[key]
         values = drawn[key]
-        lines = render_graph(values, scale, graph_h, p.level, Style(), p.lost, p.na)
+        lines = render_graph(values, scale, graph_h, level_of(key, p), Style(), p.lost, p.na)
         head = Text.assemble((name, "bold"), " ", (f"now {_now(key, series)}", p.text))
         if key == "power" and not power_scale(series)[1]:
             head.append("  (limit N/A: scaled to the highest draw)", style=p.muted)
@@ -160,7 +167,12 @@ class HistoryTable(RowTable):
         each = max(10, room // 4 - 2)
         self._spark = max(3, each - 8)  # the value (6), a blank before the sparkline and one after it
         spec: list[ColumnSpec] = [("node", "Node", node_w), ("gpu", "GPU", 3)]
-        spec += [(key, f"{name} (last {WINDOW_S / 60:.0f} min)", each) for key, name, _ in METRICS]
+        # The window in the header where it fits whole (a sort arrow too), else the name alone, else its short form.
+        last = f" (last {WINDOW_S / 60:.0f} min)"
+        spec += [
+            (key, f"{name}{last}" if len(name + last) < each else name if len(name) < each else SHORT[key], each)
+            for key, name, _ in METRICS
+        ]
         self.set_columns(spec)
 
     def row_cells(self, key: str, data: object) -> list[Text]:
@@ -172,7 +184,7 @@ class HistoryTable(RowTable):
             METRICS, columns_of(series, PICKS, self.end, WINDOW_S, self._spark), strict=True
         ):
             cell = Text(f"{_now(metric, series):>6} ", style=p.text)
-            cell.append_text(sparkline(values, scale_of(metric, series), p.level, p.lost, p.na))
+            cell.append_text(sparkline(values, scale_of(metric, series), level_of(metric, p), p.lost, p.na))
             out.append(cell)
         return out
 

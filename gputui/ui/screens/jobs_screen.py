@@ -67,6 +67,10 @@ class JobsScreen(ViewScreen):
         views = self.query(JobsView)
         return views.first().table if views else self.query_one(QueueTable)
 
+    def action_job_states(self) -> None:
+        for view in self.query(JobsView):
+            view.action_cycle_states()
+
     def set_palette(self, palette: Palette) -> None:
         self._palette = palette
         for view in self.query(JobsView):

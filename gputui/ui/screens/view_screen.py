@@ -13,10 +13,12 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from textual.app import ComposeResult
+from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widget import Widget
 
 from gputui.ui.palette import Palette
+from gputui.ui.record_keys import RecordBadge
 from gputui.ui.render.direct_lines import KeptLines
 from gputui.ui.render.row_table import RowTable
 from gputui.ui.widgets.bars import ClickBar, KeyBar, TopBar
@@ -30,7 +32,8 @@ if TYPE_CHECKING:
     from gputui.dashboard.state import DashboardState
     from gputui.sources.replay import ReplaySource
     from gputui.ui.job_keys import JobKeys
-    from gputui.ui.widgets.bars import BarItem
+    from gputui.ui.keymap import KeyMap
+    from gputui.ui.record_keys import RecordKeys
 
 #: view name -> (key, tab title), in tab order
 VIEWS: dict[str, tuple[str, str]] = {
@@ -47,15 +50,14 @@ class Shell(Protocol):
     state: DashboardState
     jobs: JobsController
     job_keys: JobKeys
+    record_keys: RecordKeys
     palette: Palette
     shows_events: bool
     replay: ReplaySource | None
 
     def current_palette(self) -> Palette: ...
 
-    def key_items(self) -> list[BarItem]: ...
-
-    def view_items(self, current: str) -> list[BarItem]: ...
+    keymap: KeyMap
 
     def replay_state(self) -> ReplayState | None: ...
 
@@ -72,7 +74,9 @@ class ViewScreen(KeptLines, Screen[None]):
         self.gputui = shell
 
     def compose(self) -> ComposeResult:
-        yield TopBar(id="topbar")
+        with Horizontal(id="top"):
+            yield TopBar(id="topbar")
+            yield RecordBadge(id="record-badge")
         yield from self.compose_body()
         yield FilterBar(id="filter")
         if self.gputui.shows_events:
@@ -107,6 +111,7 @@ class ViewScreen(KeptLines, Screen[None]):
         self.refresh_bars()
         self.refresh_view()
         self.sync_replay()
+        app.record_keys.show_badge()
 
     def apply_palette(self) -> None:
         app = self.gputui
@@ -123,8 +128,8 @@ class ViewScreen(KeptLines, Screen[None]):
         top = self.query_one(TopBar)
         top.palette = app.palette
         top.subtitle = app.state.subtitle
-        top.show(app.view_items(self.VIEW))
-        self.query_one(KeyBar).show(app.key_items(), app.palette)
+        top.show(app.keymap.view_items(self.VIEW))
+        self.query_one(KeyBar).show(app.keymap.key_items(self.VIEW), app.palette)
 
     def sync_replay(self) -> None:
         """Bring the event log and the replay bar up to date with the app."""
@@ -167,6 +172,9 @@ class ViewScreen(KeptLines, Screen[None]):
 
     def toggle_detail(self) -> None:
         """Show or hide the view's detail pane (the overview has one)."""
+
+    def action_job_states(self) -> None:
+        """Show the next choice of jobs (all, active, ...) where the view lists jobs (the jobs view: 'f')."""
 
     def open_seek(self) -> None:
         for bar in self.query(ReplayBar):  # none while the view is still being built

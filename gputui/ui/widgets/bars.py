@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual import events
@@ -29,6 +30,31 @@ class BarItem:
     title: str
     action: str
     active: bool = False
+
+
+#: The last item of every key bar: the help screen lists every key.
+MORE = BarItem("?", "more", "help")
+
+
+def item_cells(item: BarItem) -> int:
+    """The cells one item takes in a bar: ' key title '."""
+    return cell_len(item.key) + cell_len(item.title) + 3
+
+
+def fit_items(items: list[BarItem], width: int, last: BarItem) -> list[BarItem]:
+    """The leading ``items`` that fit whole in ``width`` cells together with ``last`` (which always ends the bar),
+    in their order: the first one that does not fit ends the bar, so that a less important key never takes the
+    place of a more important one. Nothing is cut: with no room even for ``last``, the bar is empty."""
+    room = width - item_cells(last)
+    if room < 0:
+        return []
+    out = []
+    for item in items:
+        room -= item_cells(item)
+        if room < 0:
+            break
+        out.append(item)
+    return [*out, last]
 
 
 def _layout(items: list[BarItem], p: Palette, head: Text | None = None) -> tuple[Text, list[tuple[int, int, str]]]:
@@ -87,9 +113,13 @@ class ClickBar(DirectLines, Widget):
             self._strip = None
             self.refresh()
 
+    def shown_items(self, width: int) -> list[BarItem]:
+        """The items drawn in ``width`` cells (all of them here; the key bar drops what does not fit)."""
+        return self.items
+
     def _bar_text(self, width: int) -> Text:
         """The bar's text for ``width`` cells: items on the left, the tail pushed to the right edge."""
-        text, self._ranges = _layout(self.items, self.palette, self.head())
+        text, self._ranges = _layout(self.shown_items(width), self.palette, self.head())
         tail = self.tail()
         if tail is not None and tail.cell_len:
             room = width - text.cell_len - tail.cell_len
@@ -150,4 +180,12 @@ class TopBar(ClickBar):
 
 
 class KeyBar(ClickBar):
-    """The keys of the actions available now, from the action registry."""
+    """The keys of the actions available in the view, from the action registry: the most important ones that fit
+    whole, then ``more`` ('? more': the help screen lists every key)."""
+
+    def __init__(self, more: BarItem = MORE, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.more = more
+
+    def shown_items(self, width: int) -> list[BarItem]:
+        return fit_items(self.items, width, self.more)

@@ -11,7 +11,7 @@ from functools import lru_cache
 from rich.text import Span, Text
 
 from gputui.core.model import GpuSnapshot
-from gputui.ui.palette import Palette
+from gputui.ui.palette import TEMP_HOT, TEMP_WARM, Palette
 
 NA = "N/A"
 LOST_MARK = "✖ LOST"
@@ -89,7 +89,7 @@ def memory_gauge(used: int | None, total: int | None, width: int, p: Palette) ->
 def temperature(value: int | None, p: Palette) -> Text:
     if value is None:
         return na(p)
-    style = p.gauge_high if value >= 85 else p.gauge_mid if value >= 75 else p.text
+    style = p.gauge_high if value >= TEMP_HOT else p.gauge_mid if value >= TEMP_WARM else p.text
     return Text(f"{value}°C", style=style)
 
 

@@ -51,6 +51,8 @@ class EventLog(RichLog):
         self.replay = replay
         self.palette: Palette = PLAIN
         self.shown: list[Event] = []
+        # every line shown (and whether it is a recorded event), to write again in another theme's colours
+        self._written: list[tuple[Event | str, bool]] = []
         self._seen = 0
         self._rewrites = 0
         self._placeholder = False
@@ -66,11 +68,25 @@ class EventLog(RichLog):
             self.scroll_end(animate=False, immediate=True, x_axis=False)
 
     def set_palette(self, palette: Palette) -> None:
+        """Take a new theme's colours: the lines written already are written again in them (a line kept in the
+        old theme's colours may be unreadable on the new background)."""
         self.palette = palette
+        self.clear()
         if self._seen == 0:
-            self.clear()
             self.write(Text(placeholder(self.replay), style=palette.muted))
             self._placeholder = True
+            return
+        for entry in self._written:
+            self._write(entry)
+        self.scroll_end(animate=False, immediate=True, x_axis=False)
+
+    def _write(self, entry: tuple[Event | str, bool]) -> None:
+        """One line: an event (``True``: one the recording holds, read-only) or a note."""
+        e, recorded = entry
+        if isinstance(e, Event):
+            self.write(render_event(e, self.palette, recorded=recorded))
+        else:
+            self.write(Text(e, style=self.palette.muted))
 
     def sync(self, feed: EventFeed) -> None:
         """Write the feed's entries this log has not shown yet."""
@@ -83,13 +99,15 @@ class EventLog(RichLog):
             self._placeholder = False
             self.clear()
             self.shown = []
+            self._written = []
             new = list(feed.entries)
         self._rewrites = feed.rewrites
         for n, e in new:
             if isinstance(e, Event):
                 self.shown.append(e)
-                self.write(render_event(e, self.palette, recorded=feed.is_recorded(n)))
-            else:
-                self.write(Text(e, style=self.palette.muted))
+            entry = (e, isinstance(e, Event) and feed.is_recorded(n))
+            self._written.append(entry)
+            self._write(entry)
         del self.shown[:-FEED_LIMIT]
+        del self._written[:-FEED_LIMIT]
         self._seen = feed.count

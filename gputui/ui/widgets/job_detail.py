@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.console import Console
 from rich.text import Text
 
 from gputui.core.plain_text import sanitise, sanitise_lines
@@ -11,6 +12,9 @@ from gputui.ui.palette import PLAIN, Palette
 from gputui.ui.widgets.jobs_table import state_style, time_text
 
 LABEL_WIDTH = 11
+#: An environment line longer than this goes on several lines, its value's comma-separated items one a line, so
+#: that a UUID (40 cells) is never broken: the detail pane is 50 cells wide at 160 columns.
+ENV_LINE = 46
 
 
 def _line(t: Text, label: str, value: str | Text, p: Palette) -> None:
@@ -35,9 +39,42 @@ RUNS = {
 }
 
 
-def render_job_detail(detail: JobDetail | None, now: float, p: Palette = PLAIN) -> Text:
+def env_lines(key: str, value: str) -> str:
+    """``KEY=VALUE``; a long one as ``KEY=`` and then each comma-separated item on a line of its own, indented."""
+    line = f"{key}={value}"
+    if len(line) + 2 <= ENV_LINE:
+        return line
+    items = value.split(",")
+    return "\n".join([f"{key}=", *(f"  {item}{',' if i < len(items) - 1 else ''}" for i, item in enumerate(items))])
+
+
+_LABELS = frozenset(
+    {"Why", "Queue", "Request", "Options", "Command", "Directory", "Allocation", "Times", "Ended", "Priority"}
+)
+
+
+def hang(t: Text, width: int) -> Text:
+    """``t`` with each labelled line longer than ``width`` wrapped (at spaces) under its value, not under its label."""
+    if width <= LABEL_WIDTH + 8:
+        return t
+    console = Console(width=width)
+    out: list[Text] = []
+    for line in t.split("\n", allow_blank=True):
+        if line.cell_len <= width or line.plain[:LABEL_WIDTH].rstrip() not in _LABELS:
+            out.append(line)
+            continue
+        parts = line[LABEL_WIDTH:].wrap(console, width - LABEL_WIDTH)
+        for part in parts:
+            part.rstrip()
+        out.append(line[:LABEL_WIDTH] + parts[0])
+        out.extend(Text(" " * LABEL_WIDTH) + part for part in parts[1:])
+    return Text("\n").join(out)
+
+
+def render_job_detail(detail: JobDetail | None, now: float, p: Palette = PLAIN, width: int = 0) -> Text:
     """Every field a user may want of one job; ``None`` gives the empty state. Each string from the job (its
-    name, user, options, command, environment, output) is sanitised here, where it enters rendering."""
+    name, user, options, command, environment, output) is sanitised here, where it enters rendering. With
+    ``width``, a long value wraps under itself (its label stays alone at the left)."""
     if detail is None:
         return Text("No job selected: submit one with s, or move the cursor onto a job.", style=p.muted)
     r = detail.record
@@ -78,7 +115,7 @@ def render_job_detail(detail: JobDetail | None, now: float, p: Palette = PLAIN) 
     _line(t, "Priority", str(r.priority), p)
     if r.environment:
         for node, env in r.environment.items():
-            body = "\n".join(f"{k}={v}" for k, v in sorted(env.items()))
+            body = "\n".join(env_lines(k, v) for k, v in sorted(env.items()))
             _block(t, f"Environment on {node}", body, p, "(none)")
     else:
         _block(t, "Environment", "", p, "given when the job starts")
@@ -86,4 +123,4 @@ def render_job_detail(detail: JobDetail | None, now: float, p: Palette = PLAIN) 
     _block(t, "Output (stdout, last lines)", detail.stdout_tail, p, "(empty)" if r.stdout_path else no_log)
     if detail.stderr_tail.strip():
         _block(t, "Errors (stderr, last lines)", detail.stderr_tail, p, "(empty)")
-    return t
+    return hang(t, width)

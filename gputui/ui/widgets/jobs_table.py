@@ -14,10 +14,10 @@ from rich.text import Text
 from textual import events
 
 from gputui.core.plain_text import sanitise
-from gputui.jobs.describe import clock_text
 from gputui.jobs.records import CANCELLED, COMPLETED, FAILED, PENDING, RUNNING, JobRecord
 from gputui.ui.palette import PLAIN, Palette
-from gputui.ui.render.row_table import ColumnSpec, RowTable
+from gputui.ui.render.row_table import RowTable
+from gputui.ui.widgets.job_columns import NARROW_ORDER, WIDE_ORDER, columns_for, elapsed_text, where_text
 
 #: Which states each choice of the state filter shows, in the order the filter key cycles through them.
 STATE_FILTERS: dict[str, frozenset[str]] = {
@@ -116,36 +116,28 @@ def state_style(state: str, p: Palette) -> object:
     return {RUNNING: p.free, PENDING: p.warn, FAILED: p.lost, CANCELLED: p.muted, COMPLETED: p.muted}.get(state, p.text)
 
 
-_FIXED_LEFT: list[ColumnSpec] = [("id", "JobID", 6), ("name", "Name", 16), ("user", "User", 10), ("state", "State", 9)]
-_FIXED_RIGHT: list[ColumnSpec] = [("gran", "Kind", 6)]
-_TIMES: list[ColumnSpec] = [("submit", "Submitted", 9), ("start", "Started", 9), ("elapsed", "Elapsed", 10)]
+def row_cells(r: JobRow, now: float, p: Palette = PLAIN, columns: Sequence[str] = WIDE_ORDER) -> list[Text]:
+    """The cells of ``columns`` (keys, in order) for one row."""
 
-
-def columns_for(width: int) -> list[ColumnSpec]:
-    """Fixed columns, with the reason and the allocation sharing what is left (at least 12 cells each)."""
-    fixed = sum(w + 2 for _, _, w in (*_FIXED_LEFT, *_FIXED_RIGHT, *_TIMES)) + 4 + 2  # + the two shared columns' gaps
-    left = max(24, width - fixed - 1)
-    reason = max(12, left * 2 // 5)
-    alloc = max(12, left - reason)
-    return [*_FIXED_LEFT, ("reason", "Reason", reason), *_FIXED_RIGHT, ("alloc", "Allocation", alloc), *_TIMES]
-
-
-def row_cells(r: JobRow, now: float, p: Palette = PLAIN) -> list[Text]:
     def cell(text: str, style: object = None, justify: str = "left") -> Text:
         return Text(text, style=style or p.text, no_wrap=True, overflow="ellipsis", justify=justify)  # type: ignore[arg-type]
 
-    return [
-        cell(str(r.id), justify="right"),
-        cell(r.name),
-        cell(r.user),
-        cell(r.state, state_style(r.state, p)),
-        cell(r.reason, p.lost if r.state == FAILED else p.muted),
-        cell(r.granularity, p.mig if r.granularity == "MIG" else p.mps if r.granularity == "MPS" else p.text),
-        cell(r.allocation),
-        cell(time_text(r.submit_time, now), p.muted),
-        cell(time_text(r.start_time, now), p.muted),
-        cell(clock_text(r.elapsed) if r.start_time is not None else "", justify="right"),
-    ]
+    make = {
+        "id": lambda: cell(str(r.id), justify="right"),
+        "name": lambda: cell(r.name),
+        "user": lambda: cell(r.user),
+        "state": lambda: cell(r.state, state_style(r.state, p)),
+        "reason": lambda: cell(r.reason, p.lost if r.state == FAILED else p.muted),
+        "gran": lambda: cell(
+            r.granularity, p.mig if r.granularity == "MIG" else p.mps if r.granularity == "MPS" else p.text
+        ),
+        "alloc": lambda: cell(r.allocation),
+        "where": lambda: cell(where_text(r), p.text if r.state != PENDING else p.muted),
+        "submit": lambda: cell(time_text(r.submit_time, now), p.muted),
+        "start": lambda: cell(time_text(r.start_time, now), p.muted),
+        "elapsed": lambda: cell(elapsed_text(r), justify="right"),
+    }
+    return [make[c]() for c in columns]
 
 
 def sort_value(column: str, r: JobRow) -> object:
@@ -160,6 +152,7 @@ def sort_value(column: str, r: JobRow) -> object:
         "submit": r.submit_time,
         "start": r.start_time,
         "elapsed": r.elapsed if r.start_time is not None else None,
+        "where": where_text(r) or None,
     }.get(column)
 
 
@@ -172,7 +165,8 @@ class JobsTable(RowTable):
         self.now = 0.0
         self._width = -1
         self._rows: list[JobRow] = []
-        self.sortable = frozenset(k for k, _, _ in columns_for(120))
+        self.sortable = frozenset((*WIDE_ORDER, *NARROW_ORDER))
+        self._keys: list[str] = []
 
     def set_palette(self, palette: Palette) -> None:
         self.palette = palette
@@ -180,7 +174,7 @@ class JobsTable(RowTable):
 
     def row_cells(self, key: str, data: object) -> list[Text]:
         assert isinstance(data, JobRow)
-        return row_cells(data, self.now, self.palette)
+        return row_cells(data, self.now, self.palette, self._keys)
 
     def sort_value(self, column: str, data: object) -> object:
         assert isinstance(data, JobRow)
@@ -191,9 +185,11 @@ class JobsTable(RowTable):
         day_changed = time.gmtime(now)[:3] != time.gmtime(self.now)[:3]
         self.now = now
         width = self.size.width or 120
-        if width != self._width or force:
+        columns = columns_for(width, self._rows)
+        if columns != self.columns or force:
             self._width = width
-            self.set_columns(columns_for(width))
+            self._keys = [k for k, _, _ in columns]
+            self.set_columns(columns)
         elif day_changed:
             self.invalidate()
         self.sync([(r.key, r) for r in self._rows])

@@ -31,7 +31,8 @@ from gputui.ui.widgets.jobs_table import STATE_FILTERS, JobsTable, RowCache, job
 #: how often (seconds) the detail of an active job is fetched again while nothing else about it changes
 DETAIL_REFRESH_S = 5.0
 _COLUMN_NAMES = {"id": "id", "name": "name", "user": "user", "state": "state", "reason": "reason", "gran": "kind",
-                 "alloc": "allocation", "submit": "submitted", "start": "started", "elapsed": "elapsed"}  # fmt: skip
+                 "alloc": "allocation", "submit": "submitted", "start": "started", "elapsed": "elapsed",
+                 "where": "nodelist(reason)"}  # fmt: skip
 
 
 class JobsView(Vertical):
@@ -183,7 +184,8 @@ class JobsView(Vertical):
         elif detail is None and not self.records:
             text = Text("No jobs in this queue yet. Press s to submit one.", style=self.palette.muted)
         else:
-            text = render_job_detail(detail, self.now, self.palette)
+            panel = self.query_one("#jobs-detail-text", TextPanel)
+            text = render_job_detail(detail, self.now, self.palette, panel.size.width)
         self.query_one("#jobs-detail-text", TextPanel).show_text(text)
 
     def _want(self, job_id: int | None, *, force: bool = False) -> None:
@@ -246,6 +248,9 @@ class JobsView(Vertical):
         if self.table.sort_column is not None:
             self.table.sort_by(self.table.sort_column, reverse=not self.table.sort_reverse)
             self._show_summary()
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._show_detail_text)  # long values wrap at the pane's new width
 
     def on_click(self) -> None:
         self.call_after_refresh(self._show_summary)  # a header click may have changed the sort
