@@ -21,6 +21,7 @@ NA_VALUES = frozenset(
 )
 
 _NUMBER = re.compile(r"\s*([-+]?\d+(?:\.\d+)?)")
+_NOTE = re.compile(r"\s*\[[^\]]*\]\s*$")
 _MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_abbr) if m}
 _CSV_TIME = re.compile(r"(\d{4})/(\d{2})/(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?$")
 
@@ -37,6 +38,14 @@ def text(raw: str | None) -> str | None:
     if raw is None or is_na(raw):
         return None
     return raw.strip()
+
+
+def version(raw: str | None) -> str | None:
+    """A version string without the note driver 610 appends: '610.57.04 [Deprecated; ... instead]' -> '610.57.04'."""
+    v = text(raw)
+    if v is None:
+        return None
+    return _NOTE.sub("", v) or None
 
 
 def number(raw: str | None) -> float | None:
