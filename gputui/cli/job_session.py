@@ -83,12 +83,14 @@ def _snapshot(source: Source, service: JobBackend) -> ClusterSnapshot:
     return source.poll()
 
 
-def open_session(source_arg: str | None, busy_timeout_s: float | None = None) -> Session:
+def open_session(
+    source_arg: str | None, busy_timeout_s: float | None = None, fields: list[str] | None = None
+) -> Session:
     """Open the source the dashboard would use (NVML, else the demo) or ``source_arg``, and run one scheduling
     pass (if no other gputui owns the queue) so that the answer reflects the present."""
     from gputui.cli.source_factory import open_source
 
-    opened = open_source(source_arg)
+    opened = open_source(source_arg, fields=fields)
     try:
         timeout = BUSY_TIMEOUT_S if busy_timeout_s is None else busy_timeout_s
         service = open_service(source_arg, opened.source, busy_timeout_s=timeout)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from gputui.cli.fields_opt import add_fields_option
+
 SYNTHETIC_HELP = (
     "HOSTLIST:GPUS:MODEL[:mps|:mig=P+P...][:cpus=N][:mem=SIZE][:features=F+F...], e.g. 'node[01-04]:8:A100-40GB' "
     "(repeat for several groups; CPUs and memory default to what such a server has)"
@@ -21,6 +23,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--dynamic-mig", action="store_true", help="create MIG instances in free slots (planning mode)")
     p.add_argument("--ignore-foreign", action="store_true", help="do not treat processes found on GPUs as busy")
     p.add_argument("options", nargs=argparse.REMAINDER, help="after --: Slurm options, as after srun/sbatch")
+    add_fields_option(p)
     p.set_defaults(run=run)
 
 
@@ -84,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         from gputui.cli.source_factory import open_source, snapshot_at
 
-        opened = open_source(args.source)
+        opened = open_source(args.source, fields=args.fields)
         try:
             snap = snapshot_at(opened.source, args.at)
         finally:

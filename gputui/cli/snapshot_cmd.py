@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from gputui.cli.fields_opt import add_fields_option
 from gputui.cli.source_factory import SOURCE_HELP
 from gputui.core.timefmt import TIME_HELP
 
@@ -15,13 +16,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--at", metavar="TIME", help=f"for a recording or log: {TIME_HELP} (default: the last frame)")
     p.add_argument("--json", action="store_true", help="print the snapshot as JSON instead of tables")
     p.add_argument("--node", action="append", metavar="NAME", help="only this node (repeatable)")
+    add_fields_option(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from gputui.cli.source_factory import open_source, snapshot_at
 
-    opened = open_source(args.source)
+    opened = open_source(args.source, fields=args.fields)
     try:
         snap = snapshot_at(opened.source, args.at)
     finally:

@@ -163,7 +163,8 @@ def test_header_without_rows_and_short_rows(tmp_path: Path) -> None:
     cut = LOG_HEADER + _row("2026/07/14 09:00:27.792", 0) + _row("2026/07/14 09:00:28.792", 0)[:40]
     log = load_nvsmi_log(write(tmp_path / "cut.csv", cut))
     assert len(log.frames) == 1
-    assert log.warnings == [f"{tmp_path / 'cut.csv'}: last poll dropped: its last row is cut inside a value (log cut short?)"]
+    cut_warning = f"{tmp_path / 'cut.csv'}: last poll dropped: its last row is cut inside a value (log cut short?)"
+    assert log.warnings == [cut_warning]
     short = LOG_HEADER + _row("2026/07/14 09:00:27.792", 0)[:40] + "\n" + _row("2026/07/14 09:00:28.792", 0)
     log = load_nvsmi_log(write(tmp_path / "short.csv", short))
     assert len(log.frames) == 1

@@ -120,7 +120,8 @@ def _load(
                 bounded_lines(f, label), label=label, node_name=name, name=p.name, mtime=mtime, warnings=warnings
             )
         if not frames:
-            raise SourceError(f"{label}: capture has no `nvidia-smi -q` or `--query-gpu` section")
+            cut = f" ({warnings[-1].partition(': ')[2]})" if warnings else ""
+            raise SourceError(f"{label}: capture has no complete `nvidia-smi -q` or `--query-gpu` section{cut}")
     return frames, warnings
 
 

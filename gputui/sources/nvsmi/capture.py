@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 
 from gputui.core.errors import SourceError
 from gputui.core.model import ClusterSnapshot
+from gputui.sources.nvsmi.lines import TailWatch
 from gputui.sources.nvsmi.mapping import node_from_tree
 from gputui.sources.nvsmi.mig import ListedMig
 from gputui.sources.nvsmi.query_csv import frames_from_csv
@@ -120,7 +121,9 @@ def frames_from_capture(
 
     Only the last section can be cut short (the file ends inside it); its torn frame is dropped with a warning.
     """
-    preamble, sections = read_sections(lines)
+    tail = TailWatch(lines)
+    preamble, sections = read_sections(tail)
+    before = len(warnings)
     fallback = collected_at(preamble) or mtime
     listing = mig_listing(next((s for s in sections if s.kind == "list"), None))
     phases: list[str] = []
@@ -140,7 +143,7 @@ def frames_from_capture(
                 frames.append(ClusterSnapshot(timestamp=t if t is not None else fallback, nodes=(node,), source=source))
             continue
         csv_section = next(s for s in sections if s.phase == phase and s.kind == "query-gpu")
-        before = len(warnings)
+        csv_before = len(warnings)
         try:
             read = frames_from_csv(
                 csv_section.lines,
@@ -154,8 +157,23 @@ def frames_from_capture(
         except SourceError:
             if csv_section.closed:
                 raise
-            del warnings[before:]
+            del warnings[csv_before:]
             warnings.append(f"{label}: `--query-gpu` output of phase {phase} cut short; dropped (log cut short?)")
             continue
         frames.extend(read)
+    if len(warnings) == before and (problem := _cut_short(preamble, sections, tail.cut)):
+        warnings.append(f"{label}: capture cut short ({problem}); its torn section is not read")
     return frames
+
+
+def _cut_short(preamble: list[str], sections: list[Section], in_line: bool) -> str | None:
+    """Why a capture looks cut short, or None: the collector writes the same sections for the idle and the
+    load state (when its header names a load), and ends every line."""
+    if in_line:
+        return "it ends inside a line"
+    load = next((ln.partition(":")[2].strip() for ln in preamble if ln.startswith("load:")), "none")
+    idle = sum(s.phase == "idle" for s in sections)
+    loaded = sum(s.phase == "load" for s in sections)
+    if load.lower() not in ("", "none") and loaded < idle:
+        return f"its load state has {loaded} of the {idle} sections of its idle state"
+    return None

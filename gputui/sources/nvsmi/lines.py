@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import codecs
 import io
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from types import TracebackType
 from typing import BinaryIO, TextIO
 
@@ -23,6 +23,21 @@ def bounded_lines(f: TextIO, label: str) -> Iterator[str]:
         if len(line) >= MAX_LINE_CHARS and not line.endswith("\n"):
             raise SourceError(f"{label}: a line is longer than {MAX_LINE_CHARS // 1024} KiB; not an nvidia-smi log")
         yield line
+
+
+class TailWatch:
+    """Lines passed through, remembering whether the last non-blank one lacked its newline (the file was cut
+    inside it: nvidia-smi ends every line it writes)."""
+
+    def __init__(self, lines: Iterable[str]) -> None:
+        self._lines = iter(lines)
+        self.cut = False
+
+    def __iter__(self) -> Iterator[str]:
+        for line in self._lines:
+            if line.strip():
+                self.cut = not line.endswith(("\n", "\r"))
+            yield line
 
 
 _UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)

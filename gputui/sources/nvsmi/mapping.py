@@ -38,9 +38,7 @@ def read_fields(node: Node, fields: _Paths) -> dict:
     return {name: first_value(node, convert, paths) for name, convert, paths in fields}
 
 
-def gpu_from_tree(
-    gpu: Node, index: int, listed: dict[int, ListedMig] | None = None, fmt: str = "xml"
-) -> GpuSnapshot:
+def gpu_from_tree(gpu: Node, index: int, listed: dict[int, ListedMig] | None = None, fmt: str = "xml") -> GpuSnapshot:
     """A GpuSnapshot from one <gpu> element (``fmt`` 'xml') or `GPU 0000:...` section (``fmt`` 'text')."""
     gpu_paths, mig_paths, _ = _TABLES[fmt]
     values = read_fields(gpu, gpu_paths)

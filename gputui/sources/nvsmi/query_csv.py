@@ -20,6 +20,7 @@ from typing import Any
 
 from gputui.core.errors import SourceError
 from gputui.core.model import ClusterSnapshot, GpuSnapshot, NodeSnapshot
+from gputui.sources.nvsmi.lines import TailWatch
 from gputui.sources.nvsmi.spellings import CSV_COLUMNS, CSV_KEY_COLUMNS, CSV_KNOWN_FIELDS
 from gputui.sources.nvsmi.values import csv_time, text, version
 
@@ -65,12 +66,14 @@ def frames_from_csv(
     Unless ``whole`` says the lines are known to be complete, a last row without its newline (the file
     was cut inside it) and a last poll with fewer GPUs than the one before are dropped, with one warning.
     """
-    tail = _Tail(lines)
+    tail = TailWatch(lines)
     rows = csv.reader(tail, skipinitialspace=True)
     try:
         first = next((r for r in rows if r), None)
         if first is None:
             raise SourceError(f"{label}: empty CSV (expected `nvidia-smi --query-gpu` output)")
+        if tail.cut and not whole:
+            raise SourceError(f"{label}: CSV cut short inside its first line (log cut short?)")
         units: list[str | None] = []  # each column's unit, when the header gives it
         if looks_like_header(first):
             names = [field_name(c) for c in first]
@@ -124,22 +127,10 @@ def frames_from_csv(
     if problem:
         warnings.append(f"{label}: last poll dropped: {problem} (log cut short?)")
     if not reader.frames:
-        raise SourceError(f"{label}: CSV has no complete data rows" if problem else f"{label}: CSV has no data rows")
+        if problem:
+            raise SourceError(f"{label}: CSV has no complete poll ({problem}; log cut short?)")
+        raise SourceError(f"{label}: CSV has no data rows")
     return reader.snapshots(node_name=node_name, source=source, mtime=mtime, warnings=warnings)
-
-
-class _Tail:
-    """The lines passed through, remembering whether the last non-blank one lacked its newline."""
-
-    def __init__(self, lines: Iterable[str]) -> None:
-        self._lines = iter(lines)
-        self.cut = False
-
-    def __iter__(self) -> Iterator[str]:
-        for line in self._lines:
-            if line.strip():
-                self.cut = not line.endswith(("\n", "\r"))
-            yield line
 
 
 class _RowReader:
@@ -220,10 +211,8 @@ class _RowReader:
             if key is not None:
                 self._keys.add(key)
             if values[_INDEX_POS] is None:
-                if key is not None:  # no index column: the GPU's place in the log's first appearance order
-                    position = self._order.setdefault(key, len(self._order))
-                else:  # nothing tells GPUs apart: their position in the poll
-                    position = len(gpus)
+                # no index column: the GPU's place in the order GPUs first appear in (else in the poll)
+                position = self._order.setdefault(key, len(self._order)) if key is not None else len(gpus)
                 values = values[:_INDEX_POS] + (position,) + values[_INDEX_POS + 1 :]
             cache_key = key if key is not None else str(len(gpus))
             last = self._last.get(cache_key)

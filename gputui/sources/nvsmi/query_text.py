@@ -32,8 +32,8 @@ def iter_text_documents(lines: Iterable[str], label: str, warnings: list[str] | 
     for raw in lines:
         line = raw.rstrip().expandtabs(4)
         stripped = line.lstrip(" ")
-        if not stripped:
-            blank_after = True
+        if not stripped:  # a blank line, unless it is the file's last, cut inside its indentation
+            blank_after = blank_after or raw.endswith(("\n", "\r")) or not raw
             continue
         blank_after = False
         if BANNER.match(stripped):
