@@ -44,3 +44,17 @@ def xml_stream(xml: Path, count: int = 3) -> str:
     """A `-q -x -l` log: the same document ``count`` times, back to back."""
     doc = xml.read_text()
     return (doc + ("" if doc.endswith("\n") else "\n")) * count
+
+
+def csv_rows(capture: Path) -> list[dict[str, str]]:
+    """Each `--query-gpu` row of a capture as field name -> the cell exactly as printed (units included)."""
+    polls = [s.strip("\n").splitlines() for s in section_outputs(capture, "nvidia-smi --query-gpu=")]
+    header = [c.strip().split(" [")[0] for c in polls[0][0].split(",")]
+    return [dict(zip(header, (c.strip() for c in row.split(",")), strict=True)) for p in polls for row in p[1:]]
+
+
+def csv_of(rows: list[dict[str, str]], fields: list[str], units: dict[str, str] | None = None) -> str:
+    """A `--query-gpu=FIELDS --format=csv` log of ``rows``, as nvidia-smi prints it (header with units)."""
+    units = units or {}
+    head = ", ".join(f"{f} [{units[f]}]" if f in units else f for f in fields)
+    return head + "\n" + "".join(", ".join(r[f] for f in fields) + "\n" for r in rows)
