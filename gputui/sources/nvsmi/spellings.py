@@ -137,8 +137,8 @@ TEXT_MIG: tuple[Field, ...] = (
 # NodeSnapshot field -> spellings below the document root; 610 deprecates the first two keys in favour of
 # KMD Version / CUDA UMD Version and appends "[Deprecated; ...]" to them (version() strips it)
 XML_NODE: tuple[Field, ...] = (
-    ("driver_version", version, (("kmd_version", "not yet seen: the 610 text key"), ("driver_version", "all"))),
-    ("cuda_version", version, (("cuda_umd_version", "not yet seen: the 610 text key"), ("cuda_version", "all"))),
+    ("driver_version", version, (("driver_version", "all"), ("kmd_version", "not yet seen: the 610 text key"))),
+    ("cuda_version", version, (("cuda_version", "all"), ("cuda_umd_version", "not yet seen: the 610 text key"))),
 )
 TEXT_NODE: tuple[Field, ...] = (
     ("driver_version", version, (("kmd_version", "-q text 610.57.04, 610.62"), ("driver_version", _TEXT))),
