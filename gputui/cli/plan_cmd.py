@@ -125,7 +125,10 @@ def run(args: argparse.Namespace) -> int:
         for g in ng.gpus:
             what = "whole GPU"
             if g.mig is not None:
-                what = f"MIG {g.mig.profile} GI {g.mig.gi_id} at slot {g.mig.placement_start}"
+                where = "its slot is not in the log" if g.mig.placement_start is None else None
+                what = f"MIG {g.mig.profile} GI {g.mig.gi_id}" + (
+                    f" ({where})" if where else f" at slot {g.mig.placement_start}"
+                )
                 what += " (to be created)" if g.mig.created else ""
             elif g.mps_percent is not None:
                 what = f"MPS {g.mps_percent} %"

@@ -58,7 +58,9 @@ def test_unknown_new_keys_are_harmless(tmp_path: Path) -> None:
     ]
 
 
-def test_snapshot_header_shows_the_bare_versions(capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_snapshot_header_shows_the_bare_versions(
+    capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from gputui.cli import main
 
     monkeypatch.setenv("COLUMNS", "200")

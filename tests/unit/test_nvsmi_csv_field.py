@@ -66,7 +66,10 @@ def test_gpus_keep_their_place_without_an_index_column(tmp_path: Path, key: str)
         names = {g.index: g.name for g in frame.nodes[0].gpus}
         assert names == {0: "NVIDIA H100 80GB HBM3", 1: "NVIDIA L40S"}
     second = {g.name: g.memory_used_mib for g in log.frames[1].nodes[0].gpus}
-    assert second == {"NVIDIA H100 80GB HBM3": int(H100[1]["memory.used"].split()[0]), "NVIDIA L40S": int(L40S[1]["memory.used"].split()[0])}
+    assert second == {
+        "NVIDIA H100 80GB HBM3": int(H100[1]["memory.used"].split()[0]),
+        "NVIDIA L40S": int(L40S[1]["memory.used"].split()[0]),
+    }
 
 
 def test_a_poll_missing_a_row_does_not_take_the_next_polls_row(tmp_path: Path) -> None:
