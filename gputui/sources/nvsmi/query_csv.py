@@ -182,8 +182,9 @@ class _RowReader:
             return stamp != self.frames[-1][0]
         if key in self._keys:
             return True
-        if stamp is None or not self._starts:
-            return False
+        first = self.frames[-1][0]
+        if stamp is None or not self._starts or (first is not None and stamp[:19] == first[:19]):
+            return False  # no time, or within the frame's first second
         t = csv_time(stamp)
         if t is None:
             return False
