@@ -167,3 +167,19 @@ def test_header_less_csv_needs_fields_and_the_cli_takes_them(tmp_path: Path, cap
     with pytest.raises(SystemExit) as e:  # argparse's usage error: one line, exit 2
         main(["snapshot", str(path), "--fields", "index,,name"])
     assert e.value.code == 2 and "--fields: '' is not a --query-gpu field name" in capsys.readouterr().err
+
+
+def test_a_key_printed_as_na_falls_back_to_the_next(tmp_path: Path) -> None:
+    """GeForce boards print `serial` as [N/A]: the 610 Linux and Windows captures' rows (both so) as GPUs 0 and 1
+    of one host (edited: index and poll times set), logged with serial and index."""
+    linux, windows = csv_rows(R610), csv_rows(NVSMI / "exporter-windows-rtx-2080-super-610.62.txt")
+    assert {r["serial"] for r in linux + windows} == {"[N/A]"}
+    rows = [
+        {**_at(r, t, 0), "index": str(i), "serial": r["serial"]} for t, i, r in ((0, 0, linux[0]), (0.5, 1, windows[0]))
+    ]
+    rows += [
+        {**_at(r, t, 0), "index": str(i), "serial": r["serial"]}
+        for t, i, r in ((15, 0, linux[1]), (15.5, 1, windows[1]))
+    ]
+    log = load_nvsmi_log(_write(tmp_path, "geforce.csv", csv_of(rows, ["timestamp", "serial", "index", "name"])))
+    assert [[g.index for g in f.nodes[0].gpus] for f in log.frames] == [[0, 1], [0, 1]]

@@ -22,7 +22,7 @@ from gputui.core.errors import SourceError
 from gputui.core.model import ClusterSnapshot, GpuSnapshot, NodeSnapshot
 from gputui.sources.nvsmi.lines import TailWatch
 from gputui.sources.nvsmi.spellings import CSV_COLUMNS, CSV_KEY_COLUMNS, CSV_KNOWN_FIELDS
-from gputui.sources.nvsmi.values import csv_time, text, version
+from gputui.sources.nvsmi.values import csv_time, is_na, text, version
 
 COLUMNS = {name: (field, convert) for name, (field, convert, _seen) in CSV_COLUMNS.items()}
 KNOWN_FIELDS = CSV_KNOWN_FIELDS
@@ -148,7 +148,10 @@ class _RowReader:
                 field, convert = COLUMNS[name]
                 targets.setdefault(field, []).append((col, convert, {}))
         self.targets = list(targets.items())
-        self.key_col = next((names.index(k) for k in CSV_KEY_COLUMNS if k in names), None)
+        # every key column present, best first: a row is keyed by the first that is not N/A in it (GeForce
+        # boards print `serial` as [N/A])
+        self.key_cols = [names.index(k) for k in CSV_KEY_COLUMNS if k in names]
+        self.key_col = self.key_cols[0] if self.key_cols else None
         self.has_index = "index" in names
         self.time_col = names.index("timestamp") if "timestamp" in names else None
         self.host_col = names.index("hostname") if "hostname" in names else None
@@ -178,11 +181,11 @@ class _RowReader:
         """Whether a row starts a new frame: its GPU repeats, or it comes well after the frame's first row."""
         if not self.frames:
             return True
-        if key is None:
-            return stamp != self.frames[-1][0]
-        if key in self._keys:
-            return True
         first = self.frames[-1][0]
+        if key is None and not self.key_cols:
+            return stamp != first
+        if key is not None and key in self._keys:
+            return True
         if stamp is None or not self._starts or (first is not None and stamp[:19] == first[:19]):
             return False  # no time, or within the frame's first second
         t = csv_time(stamp)
@@ -197,11 +200,15 @@ class _RowReader:
             return
         cols = list(zip(*rows, strict=True))
         args = self._converted(cols, len(rows))
-        keys = cols[self.key_col] if self.key_col is not None else None
+        keys = [cols[c] for c in self.key_cols]
         stamps = cols[self.time_col] if self.time_col is not None else None
         for i, values in enumerate(args):  # values: GpuSnapshot's plain fields for one row
             stamp = stamps[i] if stamps is not None else None
-            key = keys[i].strip() if keys is not None else None
+            key = None
+            for column in keys:
+                if not is_na(v := column[i]):
+                    key = v.strip()
+                    break
             if self._new_poll(key, stamp):
                 self.frames.append((stamp, []))
                 self._prev_keys, self._keys = self._keys, set()
