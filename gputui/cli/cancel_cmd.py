@@ -32,6 +32,7 @@ def run(args: argparse.Namespace) -> int:
 
     session = open_session(args.source, fields=args.fields)
     failed = 0
+    said = False
     stopping: list[int] = []
     try:
         service = session.service
@@ -42,6 +43,9 @@ def run(args: argparse.Namespace) -> int:
                 print(f"gputui: {e}", file=sys.stderr)
                 failed += 1
                 continue
+            if not said:  # what kind of queue this is, once, with the first answer
+                session.say_notice()
+                said = True
             if rec.running:
                 stopping.append(jid)
             else:
@@ -51,7 +55,10 @@ def run(args: argparse.Namespace) -> int:
             grace = getattr(service.runner, "grace_s", 0.0)
             deadline = time.monotonic() + (0.0 if args.no_wait else grace + 2.0)
             while True:
-                service.tick(session.source.poll() if service.runner.kind == "local" else session.snapshot)
+                if service.runner.kind == "local":
+                    service.tick(session.source.poll())
+                else:
+                    session.tick()
                 left = [j for j in stopping if (r := service.store.get(j)) is not None and r.running]
                 if not left or time.monotonic() >= deadline:
                     break

@@ -22,6 +22,7 @@ def run(args: argparse.Namespace) -> int:
     session = open_session(args.source, fields=args.fields)
     try:
         detail = session.service.get(args.job)
+        session.say_notice()
         rec = detail.record
         print(f"job {rec.id} {rec.state} ({detail.reason}): {detail.explanation}")
         print(f"  user {rec.user}, name {rec.display_name}, {rec.granularity}: {rec.request.describe()}")

@@ -6,12 +6,16 @@ own queue of simulated jobs, on the recording's clock. All queues live in the sa
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
+from gputui.cli.source_factory import Opened
+from gputui.core.errors import NvmlUnavailable
 from gputui.core.model import ClusterSnapshot
 from gputui.core.scheduler.config import SchedulerConfig
+from gputui.core.timefmt import utc_text
 from gputui.jobs.backend import JobBackend
 from gputui.jobs.queue_look import cluster_key, is_simulated, is_slurm
 from gputui.jobs.records import User
@@ -55,7 +59,9 @@ def open_service(
     root = state_dir() if root is None else make_private_dir(root)
     store = JobStore(root / DB_NAME, busy_timeout_s=busy_timeout_s)
     cluster = cluster_key(source_arg, source)
-    return JobService(store, runner_for(source, root, grace_s), cluster, config, user, events_after=events_after)
+    span = (source.start_time, source.end_time) if isinstance(source, ReplaySource) else None
+    runner = runner_for(source, root, grace_s)
+    return JobService(store, runner, cluster, config, user, events_after=events_after, span=span)
 
 
 @dataclass
@@ -66,6 +72,16 @@ class Session:
     service: JobBackend
     snapshot: ClusterSnapshot
     notice: str | None = None
+    clock: float | None = None  # a replay's queue clock (the snapshot is the frame on screen then)
+
+    def tick(self) -> None:
+        """Another pass against the session's frame, at the queue's clock."""
+        self.service.tick(self.snapshot, self.clock)
+
+    def say_notice(self) -> None:
+        """The notice (what kind of queue this is, what the source fell back to) on stderr."""
+        if self.notice:
+            print(f"gputui: {self.notice}", file=sys.stderr)
 
     def close(self) -> None:
         try:
@@ -74,23 +90,43 @@ class Session:
             self.source.close()
 
 
-def _snapshot(source: Source, service: JobBackend) -> ClusterSnapshot:
-    """A live poll, or for a replay the frame at the queue's clock (its last frame the first time)."""
+def _snapshot(source: Source, service: JobBackend) -> tuple[ClusterSnapshot, float | None]:
+    """A live poll, or for a replay the frame on screen at the queue's clock, and that clock."""
     if isinstance(source, ReplaySource) and isinstance(service, JobService):
-        clock = service.store.clock(service.cluster)
-        t = source.end_time if clock is None else min(max(clock, source.start_time), source.end_time)
-        return source.seek(t)
-    return source.poll()
+        t = service.clock.resume_at(source.start_time)
+        return source.seek(t), t
+    return source.poll(), None
+
+
+def simulated_note(source: Source, clock: float | None) -> str:
+    """What a job command says on a replay's queue: nothing runs, and where on the timeline the queue is."""
+    when = "" if clock is None else f" at {utc_text(clock)}"
+    return f"simulated on the {source.description}{when}: nothing is executed"
+
+
+def open_for_jobs(source_arg: str | None, fields: list[str] | None = None) -> Opened:
+    """The source a job command works on: ``source_arg``, else the live machine. Never the demo unasked: a job
+    command that fell back to it would claim that jobs run where nothing does."""
+    from gputui.cli.source_factory import open_nvml, open_source
+
+    if source_arg is not None:
+        return open_source(source_arg, fields=fields)
+    try:
+        return Opened(open_nvml())
+    except NvmlUnavailable as e:
+        raise NvmlUnavailable(
+            f"{e}, so no job can run on this machine; add --source demo to try the queue on the bundled demo "
+            "(simulated: nothing is executed), or --source FILE for a recording"
+        ) from None
 
 
 def open_session(
     source_arg: str | None, busy_timeout_s: float | None = None, fields: list[str] | None = None
 ) -> Session:
-    """Open the source the dashboard would use (NVML, else the demo) or ``source_arg``, and run one scheduling
-    pass (if no other gputui owns the queue) so that the answer reflects the present."""
-    from gputui.cli.source_factory import open_source
-
-    opened = open_source(source_arg, fields=fields)
+    """Open ``source_arg`` (default: the live machine; see open_for_jobs), and run one scheduling pass (if no
+    other gputui owns the queue) so that the answer reflects the present. ``fields``: a header-less CSV's
+    `--fields`."""
+    opened = open_for_jobs(source_arg, fields)
     try:
         timeout = BUSY_TIMEOUT_S if busy_timeout_s is None else busy_timeout_s
         service = open_service(source_arg, opened.source, busy_timeout_s=timeout)
@@ -98,10 +134,13 @@ def open_session(
         opened.source.close()
         raise
     try:
-        snap = _snapshot(opened.source, service)
-        service.tick(snap)
+        snap, t = _snapshot(opened.source, service)
+        service.tick(snap, t)
     except BaseException:
         service.close()
         opened.source.close()
         raise
-    return Session(opened.source, service, snap, opened.notice)
+    notes = [opened.notice] if opened.notice else []
+    if is_simulated(opened.source):
+        notes.append(simulated_note(opened.source, t))
+    return Session(opened.source, service, snap, "; ".join(notes) or None, t)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from gputui.cli.fields_opt import add_fields_option
 
@@ -85,15 +86,19 @@ def run(args: argparse.Namespace) -> int:
             raise GputuiError(f"--synthetic: {e}") from None
         now = 0.0
     else:
-        from gputui.cli.source_factory import open_source, snapshot_at
+        from gputui.cli.job_session import open_for_jobs
+        from gputui.cli.source_factory import snapshot_at
+        from gputui.core.timefmt import utc_text
 
-        opened = open_source(args.source, fields=args.fields)
+        opened = open_for_jobs(args.source, args.fields)
         try:
             snap = snapshot_at(opened.source, args.at)
         finally:
             opened.source.close()
         state = state_from_snapshot(snap, config)
         now = snap.timestamp
+        if opened.source.description and args.source is not None:  # say what the answer is about
+            print(f"gputui: planned on the {opened.source.description} at {utc_text(now)}", file=sys.stderr)
     from gputui.core.scheduler.parse.options import tokenize
 
     words = tokenize(args.request.lstrip("=")) + [w for w in args.options if w != "--"]

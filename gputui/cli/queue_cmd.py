@@ -118,8 +118,8 @@ def run(args: argparse.Namespace) -> int:
 
     session = open_session(args.source, fields=args.fields)
     try:
-        if session.notice and not args.json:
-            print(f"gputui: {session.notice}", file=sys.stderr)
+        if not args.json:
+            session.say_notice()
         if args.watch:
             watch(session, args)
         else:

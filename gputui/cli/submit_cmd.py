@@ -72,17 +72,17 @@ def run(args: argparse.Namespace) -> int:
     parsable = "--parsable" in options
     session = open_session(args.source, fields=args.fields)
     try:
-        if session.notice:
-            print(f"gputui: {session.notice}", file=sys.stderr)
         service = session.service
         if args.test_only:
             preview = service.preview(options, script=script)
+            session.say_notice()
             print(preview.text)
             for w in preview.warnings:
                 print(f"warning: {w}")
             return 0
         rec = service.submit(options, script_args if script else (), script=script)
-        service.tick(session.snapshot)  # starts it now if it can
+        session.say_notice()
+        session.tick()  # starts it now if it can
         detail = service.get(rec.id)
         if parsable:
             print(rec.id)

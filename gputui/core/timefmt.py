@@ -58,3 +58,10 @@ def parse_time(text: str, start: float, end: float) -> float:
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=UTC)
     return dt.timestamp()
+
+
+def utc_text(t: float) -> str:
+    """``t`` as people read it in a one-line message: ``2026-11-02 09:00:00 UTC``."""
+    import time
+
+    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(t))

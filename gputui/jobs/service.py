@@ -31,6 +31,7 @@ from gputui.jobs.errors import JobError, JobNotFound, JobRefused, StoreError
 from gputui.jobs.keeper import Keeper, job_event, reset_run
 from gputui.jobs.preview import preview_in
 from gputui.jobs.procstat import host_name, is_alive, self_stamp
+from gputui.jobs.queue_clock import QueueClock
 from gputui.jobs.records import CANCELLED, ENDED, PENDING, RUNNING, JobRecord, User, current_user
 from gputui.jobs.restore import build_scheduler, dependency_ids, held_pids
 from gputui.jobs.runners.base import Runner
@@ -53,9 +54,11 @@ class JobService:
         wall: Callable[[], float] = time.time,
         process: Owner | None = None,
         events_after: int | None = None,
+        span: tuple[float, float] | None = None,
     ) -> None:
         """``process`` names this process for the queue's lease (default: its pid and start time); ticks give the
-        events after id ``events_after`` (default: the newest now, as earlier ones are history)."""
+        events after id ``events_after`` (default: the newest now, as earlier ones are history); ``span``: a
+        replay's first and last frame times, which its queue's clock never leaves (see queue_clock)."""
         self.store = store
         self.runner = runner
         self.cluster = cluster
@@ -67,9 +70,8 @@ class JobService:
         self._host = self._me.host
         self._lock = threading.RLock()
         self._keeper: Keeper | None = None
-        self._snapshot: ClusterSnapshot | None = None
-        self._clock: float | None = None
-        self._source_t: float | None = None
+        self._snapshot: ClusterSnapshot | None = None  # the frame of the last pass that judged the queue
+        self.clock = QueueClock(runner.kind == "sim", lambda: store.clock(cluster), lambda: store.active(cluster), span)
         self._last_event = store.last_event_id() if events_after is None else events_after
         self._seen_revision: tuple[int, int] | None = None
         self._job_writes = 0
@@ -96,31 +98,22 @@ class JobService:
             return
         if self.store.claim(self.cluster, self._me, self._alive, self.wall()) is None:
             self._keeper = Keeper(self.store, self.runner, self.cluster, self.config, self.wall)
-            self._clock, self._source_t = None, None
-
-    def _advance(self, t: float) -> float:
-        """The queue's clock. Simulated time only runs forward: a backward seek pauses it (jobs keep their
-        progress) until the replay passes forward again; a new session continues from the stored clock."""
-        if self.runner.kind != "sim":
-            self._clock = t
-            return t
-        if self._clock is None:
-            stored = self.store.clock(self.cluster)
-            self._clock = t if stored is None else stored
-        elif self._source_t is not None and t > self._source_t:
-            self._clock += t - self._source_t
-        self._source_t = t
-        return self._clock
+            self.clock.reset()
 
     def now(self) -> float:
         """The queue's current time (the last tick's), for submit times and elapsed columns."""
-        if self._clock is not None:
-            return self._clock
+        if self.clock.value is not None:
+            return self.clock.value
         if self.runner.kind == "sim":
-            stored = self.store.clock(self.cluster)
+            stored = self.clock.saved()
             if stored is not None:
                 return stored
         return self._snapshot.timestamp if self._snapshot is not None else self.wall()
+
+    @property
+    def paused(self) -> bool:
+        """Whether the replay on screen is behind this queue's clock, so that no job moves (see queue_clock)."""
+        return self.clock.paused
 
     # -- the tick -------------------------------------------------------------------------------
     def tick(self, snapshot: ClusterSnapshot, now: float | None = None) -> TickResult:
@@ -128,21 +121,27 @@ class JobService:
         problem (see ``TickResult.error``)."""
         with self._lock:
             t = snapshot.timestamp if now is None else now
-            self._snapshot = snapshot
             error = None
+            judge = True
             try:
                 self._ensure_owner(t)
                 if self._keeper is not None:
-                    clock = self._advance(t)
-                    if snapshot.nodes:  # an empty snapshot is a source hiccup: judge no job by it
+                    step = self.clock.advance(t)
+                    clock, judge = step.clock, step.judge
+                    if judge and snapshot.nodes:  # an empty snapshot is a source hiccup: judge no job by it
                         self._keeper.run(snapshot, clock)
                 else:
-                    self._clock = None
+                    self.clock.reset()
                     clock = self.now() if self.runner.kind == "sim" else t
+                    judge = clock <= t
             except StoreError as e:
                 error = str(e)
-                clock = self._clock if self._clock is not None else t
+                clock = self.clock.value if self.clock.value is not None else t
+            if judge or self._snapshot is None:
+                self._snapshot = snapshot
             running = self._running(error is None)
+            if not judge:  # a frame from before the queue's clock: it shows only the jobs that ran then
+                running = [r for r in running if r.start_time is None or r.start_time <= t]
             events: tuple = ()
             if error is None:
                 try:
@@ -153,7 +152,7 @@ class JobService:
                 except StoreError as e:
                     error = str(e)
             shown = self.runner.overlay(snapshot, running, clock)
-            return TickResult(shown, events, clock, self.owner, error)
+            return TickResult(shown, events, clock, self.owner, error, paused=not judge)
 
     def _running(self, fresh: bool) -> list[JobRecord]:
         cache = self._running_cache
@@ -365,8 +364,8 @@ class JobService:
         with self._lock:
             if self._keeper is not None:
                 try:
-                    if self._clock is not None:
-                        self._keeper.save_clock(self._clock)
+                    if self.clock.value is not None:
+                        self._keeper.save_clock(self.clock.value)
                     self.store.release(self.cluster, self._me)
                 except StoreError:
                     pass  # the lease lapses by itself once this process is gone

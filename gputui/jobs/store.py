@@ -217,6 +217,11 @@ class JobStore:
             return int(self._read("SELECT COUNT(*) FROM jobs")[0][0])
         return int(self._read("SELECT COUNT(*) FROM jobs WHERE cluster = ?", (cluster,))[0][0])
 
+    def active(self, cluster: str) -> bool:
+        """Whether any job of ``cluster`` waits or runs."""
+        sql = "SELECT 1 FROM jobs WHERE cluster = ? AND state IN ('PENDING', 'RUNNING') LIMIT 1"
+        return bool(self._read(sql, (cluster,)))
+
     # -- events ---------------------------------------------------------------------------------
     @staticmethod
     def add_event(con: sqlite3.Connection, cluster: str, event: Event) -> None:

@@ -22,6 +22,7 @@ class TickResult:
     clock: float  # the queue's clock: the source's time for simulated jobs, wall time for local ones
     owner: bool  # whether this process schedules the queue (else another gputui does)
     error: str | None = None  # a store problem met during the tick (locked, full disk); jobs are unharmed
+    paused: bool = False  # the frame is older than the queue's clock: no job moved (see jobs.queue_clock)
 
 
 @dataclass(frozen=True, slots=True)

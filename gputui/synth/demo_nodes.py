@@ -24,7 +24,6 @@ H100 = "NVIDIA H100 80GB HBM3"
 NODE02_GPU0 = ("3g.20gb", "2g.10gb", "1g.5gb", "1g.5gb")
 NODE03_GPU0 = (("3g.40gb", (2, 1)), "2g.20gb", "1g.10gb", "1g.10gb")
 NODE03_GPU1 = ("4g.40gb", "3g.40gb")
-MPS_START_S = 20
 MPS_RESTART_S = 420  # the daemon is stopped here and started again a few seconds later
 MPS_DOWN_S = 4
 MPS_RESTART_REASON = "the MPS daemon restarted"
@@ -139,10 +138,11 @@ class DemoNodes:
         return node
 
     def node04(self) -> NodeSim:
-        """Two A100-80GB behind one MPS control daemon that starts at 20 s and restarts at 7 min."""
+        """Two A100-80GB behind one MPS control daemon, up from the first frame (so that the queue can take MPS
+        jobs from the start) and restarted at 7 min."""
         gpus = [make_gpu(self.seed, "node04", i, A100_80, compute_mode="Exclusive_Process") for i in range(2)]
         node = self._node("node04", gpus, MpsState(gpus=(0, 1), user=MPS_USER))
-        node.schedule_mps(MPS_START_S, "start")
+        node.start_mps_now()
         node.schedule_mps(MPS_RESTART_S, "stop", MPS_RESTART_REASON)
         node.schedule_mps(MPS_RESTART_S + MPS_DOWN_S, "start")
 

@@ -39,6 +39,7 @@ def create_app(
 
     from gputui.ui.user_themes import load_user_themes
 
+    _open_at_queue_clock(source, jobs_service)
     folder = None if themes_path is None else Path(themes_path)
     themes, problems = load_user_themes(folder, taken=THEMES)
     try:
@@ -59,3 +60,14 @@ def create_app(
         if problems:
             raise GputuiError(f"{e} ({len(problems)} theme file(s) skipped: {problems[0]})") from None
         raise
+
+
+def _open_at_queue_clock(source: Source, service: JobBackend | None) -> None:
+    """A replay whose queue has a clock opens there, so that no job is judged against an older frame."""
+    from gputui.jobs.service import JobService
+    from gputui.sources.replay import ReplaySource
+
+    if isinstance(source, ReplaySource) and isinstance(service, JobService) and service.clock.simulated:
+        t = service.clock.resume_at(source.start_time)
+        if source.current().timestamp != t:
+            source.seek(t)

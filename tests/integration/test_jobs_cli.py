@@ -28,6 +28,22 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:  # type: ignore[no-untyped-
     return code, out, err
 
 
+#: what every job command on the demo says, with the queue's clock (a fresh queue starts at the first frame)
+SIMULATED = (
+    "gputui: simulated on the bundled demo recording (synthetic) at 2026-11-02 09:00:00 UTC: nothing is executed\n"
+)
+
+
+def test_without_a_driver_job_commands_refuse_instead_of_falling_back_to_the_demo(capsys) -> None:  # type: ignore[no-untyped-def]
+    for argv in (["submit", "--gpus=1", "--", "sleep", "600"], ["queue"], ["plan", "--", "--gpus=1"], ["cancel", "1"]):
+        code, out, err = run(capsys, *argv)
+        assert (code, out) == (2, ""), argv
+        line = one_line_error(err)
+        assert line.startswith("gputui: NVML not available") and "--source demo" in line, line
+    code, out, _ = run(capsys, "queue", "--source", "demo", "--all")
+    assert out.count("\n") == 1  # nothing was queued anywhere
+
+
 def one_line_error(err: str) -> str:
     assert err.count("\n") == 1 and "Traceback" not in err, err
     return err.strip()
@@ -36,20 +52,22 @@ def one_line_error(err: str) -> str:
 def test_submit_queue_explain_cancel(capsys) -> None:  # type: ignore[no-untyped-def]
     code, out, err = run(capsys, "submit", "--source", "demo", "--gpus=1", "-t", "5:00", "-J", "train", "--",
                          "python", "train.py")  # fmt: skip
-    assert (code, err) == (0, "")
-    assert out.splitlines() == ["Submitted batch job 1", "job 1 is running on node01:3"]
-    code, out, _ = run(capsys, "submit", "--source", "demo", "--parsable", "--gpus=4", "--", "python", "big.py")
+    assert (code, err) == (0, SIMULATED)
+    assert out.splitlines() == ["Submitted batch job 1", "job 1 is running on node04:0"]
+    code, out, _ = run(capsys, "submit", "--source", "demo", "--parsable", "--gpus=4", "-N1", "--", "python", "big.py")
     assert (code, out) == (0, "2\n")
     code, out, _ = run(capsys, "queue", "--source", "demo")
     assert code == 0
     me = f"{current_user().name[:8]:<8}"
     assert out.splitlines() == [
         "   JOBID NAME         USER     ST       TIME NODES GRAN   NODELIST(REASON)",
-        f"       1 train        {me}  R       0:00     1 node   node01:3",
+        f"       1 train        {me}  R       0:00     1 node   node04:0",
         f"       2 python       {me} PD       0:00     1 node   (Resources)",
     ]
     code, out, _ = run(capsys, "explain", "--source", "demo", "2")
-    assert code == 0 and out.startswith("job 2 PENDING (Resources): needs 4 GPU(s); the cluster has 0 free")
+    assert code == 0 and out.startswith(
+        "job 2 PENDING (Resources): needs 4 GPU(s) on 1 node(s); the cluster has 4 free; node01 has 3 free"
+    )
     assert "  options: --parsable --gpus=4" in out
     code, out, _ = run(capsys, "cancel", "--source", "demo", "2", "1")
     assert (code, out) == (0, "job 2 cancelled\njob 1 cancelled\n")
@@ -59,14 +77,14 @@ def test_submit_queue_explain_cancel(capsys) -> None:  # type: ignore[no-untyped
     assert [(j["id"], j["state"], j["granularity"]) for j in data["jobs"]] == [
         (1, "CANCELLED", "node"), (2, "CANCELLED", "node"),
     ]  # fmt: skip
-    assert data["jobs"][0]["allocation"]["nodes"][0]["node"] == "node01"
+    assert data["jobs"][0]["allocation"]["nodes"][0]["node"] == "node04"
 
 
 def test_a_batch_script_in_sbatch_form(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
     script = tmp_path / "serve.sh"
     script.write_text('#!/bin/bash\n#SBATCH --gres=mps:20\n#SBATCH --job-name=serve\npython serve.py "$1"\n')
     code, out, err = run(capsys, "submit", "--source", "demo", "-t", "10", str(script), "--port", "9000")
-    assert (code, err) == (0, "")
+    assert (code, err) == (0, SIMULATED)
     assert out.splitlines()[1].startswith("job 1 is running on node04:")
     code, out, _ = run(capsys, "queue", "--source", "demo", "--json")
     (job,) = json.loads(out)["jobs"]
@@ -117,6 +135,7 @@ def test_cancel_refuses_unknown_and_other_users_jobs(capsys, state) -> None:  # 
     assert err.splitlines() == [
         "gputui: no job 99",
         f"gputui: job {other.id} belongs to bob; only its owner may cancel it",
+        SIMULATED.strip(),
     ]
     code, out, _ = run(capsys, "queue", "--source", "demo")
     assert f"{other.id:>8} theirs" in out  # bob's job is untouched

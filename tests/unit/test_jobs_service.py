@@ -8,7 +8,7 @@ from jobs_helpers import ALICE, BOB, T0, machine, other_process, sim_service
 
 from gputui.core.scheduler.errors import RequestError
 from gputui.jobs.errors import JobError, JobNotFound, JobRefused
-from gputui.jobs.overlay import SIM_PID_BASE
+from gputui.jobs.overlay import SIM_PID_BASE, sim_pid
 from gputui.jobs.records import CANCELLED, COMPLETED, PENDING, RUNNING
 
 
@@ -86,16 +86,22 @@ def test_a_jump_forward_runs_the_queue_in_time_order(svc) -> None:  # type: igno
     assert [(r.start_time, r.end_time) for r in recs] == [(T0, T0 + 60), (T0 + 60, T0 + 120), (T0 + 120, T0 + 180)]
 
 
-def test_a_backward_seek_pauses_simulated_time_instead_of_undoing_it(svc) -> None:  # type: ignore[no-untyped-def]
+def test_a_backward_seek_pauses_the_queue_until_the_replay_reaches_its_clock(svc) -> None:  # type: ignore[no-untyped-def]
     job = svc.submit("--gpus=1 -t 1:40", ["x"])
     svc.tick(machine(T0 + 50))
     assert svc.get(job.id).record.start_time == T0 + 50
-    r = svc.tick(machine(T0 + 10))  # the replay was rewound by 40 s
-    assert r.clock == T0 + 50 and svc.get(job.id).record.running
-    svc.tick(machine(T0 + 109))  # 99 s forward since the rewind: 99 s run
-    assert svc.get(job.id).record.running
-    r = svc.tick(machine(T0 + 111))
-    assert kinds(r) == [("job_ended", str(job.id))] and r.clock == T0 + 151
+    r = svc.tick(machine(T0 + 10))  # the replay was rewound by 40 s: the queue waits at its clock
+    assert r.clock == T0 + 50 and r.paused and svc.get(job.id).record.running
+    assert sim_pid(job.id, 0) not in {p.pid for n in r.snapshot.nodes for g in n.gpus for p in g.processes}
+    late = svc.submit("--gpus=1 -t 1:00", ["y"])
+    assert svc.get(late.id).record.submit_time == T0 + 50  # on the queue's clock, not the old frame's
+    r = svc.tick(machine(T0 + 40))
+    assert r.paused and svc.get(late.id).record.pending  # judged against no frame older than the clock
+    r = svc.tick(machine(T0 + 149))  # the replay caught up and passed: the clock follows the frame again
+    assert not r.paused and r.clock == T0 + 149 and svc.get(job.id).record.running
+    r = svc.tick(machine(T0 + 151))
+    assert ("job_ended", str(job.id)) in kinds(r) and r.clock == T0 + 151
+    assert svc.get(job.id).record.end_time == T0 + 150
 
 
 def test_cancel_pending_and_running_and_the_refusals(svc) -> None:  # type: ignore[no-untyped-def]
@@ -186,11 +192,26 @@ def test_a_new_session_continues_from_the_stored_clock(tmp_path) -> None:  # typ
     first.tick(machine(T0 + 30))
     first.close()
     second = sim_service(tmp_path, user=ALICE)
-    r = second.tick(machine(T0 - 500))  # a replay that starts earlier again: the clock does not jump
-    assert r.clock == T0 + 30 and second.get(job.id).record.running
-    r = second.tick(machine(T0 - 500 + 61))
+    r = second.tick(machine(T0 - 500))  # a replay that starts earlier again: the queue waits at its clock
+    assert r.clock == T0 + 30 and r.paused and second.get(job.id).record.running
+    r = second.tick(machine(T0 + 89))  # it started at T0 + 30 for one minute
+    assert not r.paused and second.get(job.id).record.running
+    r = second.tick(machine(T0 + 91))
     assert kinds(r) == [("job_ended", str(job.id))]
     second.close()
+
+
+def test_an_idle_queue_follows_the_replay_backwards(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    svc = sim_service(tmp_path, user=ALICE)
+    job = svc.submit("--gpus=1 -t 0:10", ["x"])
+    svc.tick(machine(T0 + 100))
+    svc.tick(machine(T0 + 120))
+    assert svc.get(job.id).record.state == COMPLETED
+    r = svc.tick(machine(T0))  # nothing waits or runs: nothing to protect, so no pause
+    assert r.clock == T0 and not r.paused
+    later = svc.submit("--gpus=1", ["y"])
+    assert svc.get(later.id).record.submit_time == T0
+    svc.close()
 
 
 def test_an_empty_snapshot_fails_no_job(svc) -> None:  # type: ignore[no-untyped-def]

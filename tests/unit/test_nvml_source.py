@@ -85,15 +85,15 @@ def test_demo_mps_node_round_trips(demo_frame, tmp_path):
     assert g1.mps is not None
     assert (g1.mps.control_pid, g1.mps.server_pid, g1.mps.pipe_directory, g1.mps.log_directory) == (
         714558,
-        714885,
+        714956,
         "/tmp/nvidia-mps",
         "/var/log/nvidia-mps",
     )
     assert [(c.pid, c.active_thread_percentage, c.memory_used_mib) for c in g1.mps.clients] == [
-        (715046, 100, 11200),
-        (715283, 50, 5400),
+        (715117, 100, 11200),
+        (715354, 50, 5400),
     ]
-    assert {p.pid: p.type for p in g1.processes} == {715046: "M+C", 715283: "M+C", 714885: "C"}
+    assert {p.pid: p.type for p in g1.processes} == {715117: "M+C", 715354: "M+C", 714956: "C"}
 
 
 def test_mps_daemon_whose_environment_is_refused(demo_frame, tmp_path):
@@ -101,7 +101,7 @@ def test_mps_daemon_whose_environment_is_refused(demo_frame, tmp_path):
     write_node(tmp_path, fake.node, mps_env_readable=False)
     m = source(fake, tmp_path).poll().nodes[0].gpus[0].mps
     # found through its server among the GPU's processes; its directories are N/A, not guessed
-    assert m is not None and (m.running, m.control_pid, m.server_pid) == (True, 714558, 714885)
+    assert m is not None and (m.running, m.control_pid, m.server_pid) == (True, 714558, 714956)
     assert m.pipe_directory is None and m.log_directory is None
 
 
@@ -109,7 +109,7 @@ def test_mps_clients_without_a_visible_daemon(demo_frame, tmp_path):
     fake = FakeNvml(demo_frame.node("node04"))
     m = source(fake, tmp_path).poll().nodes[0].gpus[1].mps  # empty /proc: the daemon lives elsewhere
     assert m is not None and m.running and m.control_pid is None
-    assert [c.pid for c in m.clients] == [715046, 715283] and m.clients[0].user is None
+    assert [c.pid for c in m.clients] == [715117, 715354] and m.clients[0].user is None
 
 
 def test_real_a100_mig_capture(tmp_path):

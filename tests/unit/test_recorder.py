@@ -100,7 +100,7 @@ def test_mps_daemon_changes_between_polls_are_recorded_as_events(tmp_path):
 
     def stop_daemon() -> None:
         shutil.rmtree(proc / "714558")
-        shutil.rmtree(proc / "714885")
+        shutil.rmtree(proc / "714956")
         fake.load(no_mps)
 
     def start_again() -> None:
@@ -143,7 +143,7 @@ def test_a_recording_is_re_recorded_with_its_events_and_a_duration_cut(tmp_path)
     assert r.frame_count == 120 and stats.stopped_by == "duration"
     assert all(r.frame(i) == demo.frame(i) for i in (0, 57, 119))
     assert r.events == [e for e in demo.events if e.timestamp <= demo.timestamp(119)]
-    assert any(e.kind == "mps_started" for e in r.events)
+    assert len(r.events) >= 5 and {e.kind for e in r.events} >= {"job_started"}
 
 
 def test_a_paced_replay_waits_between_frames_and_stops_on_request(tmp_path):

@@ -110,7 +110,8 @@ def test_node03_split_gpu_instance(frames: list[ClusterSnapshot]) -> None:
 
 def test_node04_mps_clients(frames: list[ClusterSnapshot]) -> None:
     assert _gpu(frames[10], "node04", 0).mps is not None
-    assert _gpu(frames[10], "node04", 0).mps.running is False  # type: ignore[union-attr]
+    assert _gpu(frames[0], "node04", 0).mps.running  # type: ignore[union-attr]  # up from the first frame
+    assert _gpu(frames[421], "node04", 0).mps.running is False  # type: ignore[union-attr]  # restarting
     g0, g1 = frames[100].node("node04").gpus
     assert g0.mps is not None and g1.mps is not None and g0.mps.running
     assert g0.mps.control_pid == g1.mps.control_pid and g0.mps.server_pid == g1.mps.server_pid
@@ -141,8 +142,8 @@ def test_events_in_order(reader: RecordingReader) -> None:
     events = reader.events
     assert [e.timestamp for e in events] == sorted(e.timestamp for e in events)
     mps = _daemon_story(events)
-    assert mps[0] == (20.0, "mps_started")
     stop = mps.index((420.0, "mps_stopped"))
+    assert stop == 0  # the daemon is up from the first frame: its first event is the restart
     failed = mps[stop + 1 : -1]
     assert len(failed) >= 3 and all(k == "job_failed" for _, k in failed)
     assert mps[-1] == (424.0, "mps_started")
