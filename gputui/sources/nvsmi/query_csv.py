@@ -22,7 +22,7 @@ from gputui.core.errors import SourceError
 from gputui.core.model import ClusterSnapshot, GpuSnapshot, NodeSnapshot
 from gputui.sources.nvsmi.lines import TailWatch
 from gputui.sources.nvsmi.spellings import CSV_COLUMNS, CSV_KEY_COLUMNS, CSV_KNOWN_FIELDS
-from gputui.sources.nvsmi.values import csv_time, is_na, text, version
+from gputui.sources.nvsmi.values import NA_VALUES, csv_time, text, version
 
 COLUMNS = {name: (field, convert) for name, (field, convert, _seen) in CSV_COLUMNS.items()}
 KNOWN_FIELDS = CSV_KNOWN_FIELDS
@@ -206,7 +206,8 @@ class _RowReader:
             stamp = stamps[i] if stamps is not None else None
             key = None
             for column in keys:
-                if not is_na(v := column[i]):
+                v = column[i]
+                if v and v[0] != "[" and v.lower() not in NA_VALUES:  # CSV brackets its N/A: "[N/A]"
                     key = v.strip()
                     break
             if self._new_poll(key, stamp):
