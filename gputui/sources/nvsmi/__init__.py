@@ -120,7 +120,7 @@ def _load(
                 bounded_lines(f, label), label=label, node_name=name, name=p.name, mtime=mtime, warnings=warnings
             )
         if not frames:
-            cut = f" ({warnings[-1].partition(': ')[2]})" if warnings else ""
+            cut = f" ({warnings[-1].partition(': ')[2].partition(';')[0]})" if warnings else ""
             raise SourceError(f"{label}: capture has no complete `nvidia-smi -q` or `--query-gpu` section{cut}")
     return frames, warnings
 

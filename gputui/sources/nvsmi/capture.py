@@ -162,7 +162,7 @@ def frames_from_capture(
             continue
         frames.extend(read)
     if len(warnings) == before and (problem := _cut_short(preamble, sections, tail.cut)):
-        warnings.append(f"{label}: capture cut short ({problem}); its torn section is not read")
+        warnings.append(f"{label}: capture cut short: {problem}; the section it ends in is not read")
     return frames
 
 
