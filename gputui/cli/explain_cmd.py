@@ -24,7 +24,8 @@ def run(args: argparse.Namespace) -> int:
         detail = session.service.get(args.job)
         session.say_notice()
         rec = detail.record
-        print(f"job {rec.id} {rec.state} ({detail.reason}): {detail.explanation}")
+        reason = "" if detail.reason in ("", "None") else f" ({detail.reason})"
+        print(f"job {rec.id} {rec.state}{reason}: {detail.explanation}")
         print(f"  user {rec.user}, name {rec.display_name}, {rec.granularity}: {rec.request.describe()}")
         print(f"  options: {rec.options or '(none)'}")
         print(f"  command: {rec.command_text}")

@@ -7,7 +7,7 @@ own queue of simulated jobs, on the recording's clock. All queues live in the sa
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import cast
 
@@ -21,7 +21,7 @@ from gputui.jobs.queue_look import cluster_key, is_simulated, is_slurm
 from gputui.jobs.records import User
 from gputui.jobs.runners.base import Runner
 from gputui.jobs.runners.local import LocalRunner
-from gputui.jobs.runners.simulated import SimRunner
+from gputui.jobs.runners.simulated import DEFAULT_DURATION_S, SimRunner
 from gputui.jobs.service import JobService
 from gputui.jobs.store import DB_NAME, JobStore
 from gputui.sources.base import Source
@@ -59,6 +59,8 @@ def open_service(
     root = state_dir() if root is None else make_private_dir(root)
     store = JobStore(root / DB_NAME, busy_timeout_s=busy_timeout_s)
     cluster = cluster_key(source_arg, source)
+    if is_simulated(source):  # a job without --time runs, and says it runs, for the simulation's default
+        config = replace(config or SchedulerConfig(), default_time_s=DEFAULT_DURATION_S)
     span = (source.start_time, source.end_time) if isinstance(source, ReplaySource) else None
     runner = runner_for(source, root, grace_s)
     return JobService(store, runner, cluster, config, user, events_after=events_after, span=span)

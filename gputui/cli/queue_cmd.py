@@ -53,7 +53,8 @@ def job_data(rec: Any, now: float) -> dict[str, Any]:
 
     return {
         "id": rec.id, "name": rec.display_name, "user": rec.user, "uid": rec.uid, "state": rec.state,
-        "reason": rec.reason, "granularity": rec.granularity, "nodes": rec.node_count, "nodelist": rec.nodelist,
+        "reason": None if rec.reason in ("", "None") else rec.reason,
+        "granularity": rec.granularity, "nodes": rec.node_count, "nodelist": rec.nodelist,
         "allocation_text": rec.allocation_text,
         "allocation": None if rec.allocation is None else to_data(rec.allocation),
         "options": rec.options, "command": list(rec.command), "script": rec.script_path, "priority": rec.priority,

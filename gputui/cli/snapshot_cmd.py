@@ -16,18 +16,24 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--at", metavar="TIME", help=f"for a recording or log: {TIME_HELP} (default: the last frame)")
     p.add_argument("--json", action="store_true", help="print the snapshot as JSON instead of tables")
     p.add_argument("--node", action="append", metavar="NAME", help="only this node (repeatable)")
+    p.add_argument("--wide", action="store_true", help="every column, however wide the tables get")
     add_fields_option(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from gputui.cli.source_factory import open_source, snapshot_at
+    from gputui.core.errors import GputuiError
 
     opened = open_source(args.source, fields=args.fields)
     try:
         snap = snapshot_at(opened.source, args.at)
     finally:
         opened.source.close()
+    unknown = [n for n in args.node or () if n not in {node.name for node in snap.nodes}]
+    if unknown:
+        known = ", ".join(node.name for node in snap.nodes) or "none"
+        raise GputuiError(f"--node {unknown[0]}: no such node (nodes: {known})")
     if opened.notice:
         print(f"gputui: {opened.notice}", file=sys.stderr)
     if args.json:
@@ -39,5 +45,5 @@ def run(args: argparse.Namespace) -> int:
 
     from gputui.render.smi_tables import print_snapshot
 
-    print_snapshot(Console(highlight=False), snap, args.node)
+    print_snapshot(Console(highlight=False), snap, args.node, wide=args.wide)
     return 0

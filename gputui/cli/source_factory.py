@@ -51,6 +51,13 @@ def snapshot_at(source: Source, at: str | None) -> ClusterSnapshot:
     """One snapshot: a replay's frame at ``at`` (default: its last frame), or a live poll."""
     if isinstance(source, ReplaySource):
         t = source.end_time if at is None else parse_time(at, source.start_time, source.end_time)
+        if not source.start_time <= t <= source.end_time:
+            from gputui.core.timefmt import utc_text
+
+            raise GputuiError(
+                f"--at {at}: outside the recording, which runs from {utc_text(source.start_time)} "
+                f"to {utc_text(source.end_time)}"
+            )
         return source.seek(t)
     if at is not None:
         raise GputuiError("--at needs a recording or a log; a live source has only the present")

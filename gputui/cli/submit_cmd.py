@@ -94,7 +94,8 @@ def run(args: argparse.Namespace) -> int:
         elif now.pending:
             print(f"job {rec.id} is pending ({detail.reason}): {detail.explanation}")
         else:
-            print(f"job {rec.id} {now.state.lower()}: {now.end_reason or ''}")
+            why = now.end_reason if now.end_reason and now.end_reason != now.state.lower() else ""
+            print(f"job {rec.id} {now.state.lower()}" + (f": {why}" if why else ""))
         holder = None if service.owner or not isinstance(service, JobService) else service.store.owner(service.cluster)
         if holder is not None:
             print(f"(gputui pid {holder.pid} on {holder.host} owns this queue and schedules it)")

@@ -27,6 +27,7 @@ class JobsTick:
     now: float  # the queue's clock
     owner: bool
     error: str | None = None
+    paused: bool = False  # a replay behind the queue's clock: no job moves until it gets there
 
 
 def list_jobs(service: JobBackend) -> tuple[JobRecord, ...]:
@@ -46,4 +47,4 @@ def tick_jobs(service: JobBackend, snapshot: ClusterSnapshot, *, relist: bool = 
             records = list_jobs(service)
     except GputuiError as e:
         error = error or str(e)
-    return JobsTick(result.snapshot, result.events, records, result.clock, result.owner, error)
+    return JobsTick(result.snapshot, result.events, records, result.clock, result.owner, error, result.paused)

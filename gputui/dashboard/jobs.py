@@ -14,11 +14,25 @@ from dataclasses import dataclass
 from gputui.core.errors import GputuiError
 from gputui.core.model import ClusterSnapshot, GpuSnapshot, NodeSnapshot
 from gputui.core.scheduler.job_states import CANCELLED
+from gputui.core.timefmt import utc_text
 from gputui.dashboard.job_records import check_priority, job_label, jobs_on_gpu, stop_text
 from gputui.dashboard.job_ticks import JobsTick, list_jobs, tick_jobs
 from gputui.dashboard.outcomes import Choice, Confirm, Notice, Prompt
 from gputui.jobs.backend import JobBackend
 from gputui.jobs.records import JobRecord
+
+
+def queue_kind(service: JobBackend) -> str:
+    """One line that says what submitting here does."""
+    if service.kind == "slurm":
+        return "Slurm queue: jobs go to the cluster's Slurm (sbatch, scancel)"
+    if getattr(getattr(service, "runner", None), "kind", None) == "sim":
+        return "simulated queue on this replay: nothing is executed; jobs run on the replay's clock"
+    return "local queue: jobs run as processes on this machine, as you"
+
+
+def paused_text(clock: float) -> str:
+    return f"queue paused at {utc_text(clock)}: the replay is behind the queue's clock; jobs move again there"
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +61,7 @@ class JobsController:
         self._opened: JobBackend | None = None  # set by the opening thread, so that close finds it in any case
         self._error: str | None = None
         self._relist = False  # a change was made: the next tick reads the job list again
+        self.paused_at: float | None = None  # the queue's clock while a replay is behind it
 
     @property
     def attached(self) -> bool:
@@ -105,11 +120,24 @@ class JobsController:
         return tick_jobs(service, snapshot, relist=relist)
 
     def tick_notice(self, tick: JobsTick) -> Notice | None:
-        """A store problem, said once when it starts."""
-        if tick.error == self._error:
-            return None
-        self._error = tick.error
-        return None if tick.error is None else Notice(f"jobs: {tick.error}", "warning", 8)
+        """A store problem, said once when it starts; a pause of the queue, said once when it starts."""
+        was_paused, self.paused_at = self.paused_at, (tick.now if tick.paused else None)
+        if tick.error != self._error:
+            self._error = tick.error
+            if tick.error is not None:
+                return Notice(f"jobs: {tick.error}", "warning", 8)
+        if self.paused_at is not None and was_paused is None:
+            return Notice(paused_text(self.paused_at), timeout=8)
+        return None
+
+    def status(self) -> str:
+        """The jobs view's line under its counts: which kind of queue this is, and why it is still."""
+        lines = [queue_kind(self.service)] if self.service is not None else []
+        if self.paused_at is not None:
+            lines.append(paused_text(self.paused_at))
+        if self.note:
+            lines.append(self.note)
+        return "\n".join(lines)
 
     # -- actions ---------------------------------------------------------------------------------
     def unavailable(self) -> Notice | None:

@@ -141,6 +141,8 @@ class Keeper:
                 continue
             why = mps_lost_reason(prev, event.node, event.gpus)
             for rec in list(running.values()):
+                if rec.sim_end is not None and rec.sim_end <= clock:
+                    continue  # a simulated job that ended within the jump: its end is taken as the first of the two
                 if holds_mps(rec, event.node, event.gpus):
                     self._lose(running, rec, why, clock)
 

@@ -71,7 +71,7 @@ class JobKeys:
         view = self.jobs_view()
         if view is None or not view.display:
             return  # a hidden view is brought up to date when it is shown again
-        view.note = self.jobs.note
+        view.note = self.jobs.status() or None
         view.show_jobs(self.state.jobs_records, self.state.jobs_now)
         if select is not None:
             view.select_job(select)

@@ -94,7 +94,7 @@ async def test_a_waiting_jobs_detail_says_why(svc) -> None:  # type: ignore[no-u
         assert view.select_job(waits.id)
         await settle(app, pilot)
         text = detail_text(app)
-        assert "PENDING" in text and "[Resources]" in text
+        assert "PENDING" in text and "(Slurm's reason: Resources)" in text and "simulated on a replay" in text
         assert "Allocation none yet" in text and "given when the job starts" in text
 
 

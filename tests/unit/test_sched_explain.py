@@ -27,7 +27,7 @@ def test_mig_explanation_names_the_holder():
     q.schedule(0)
     e = explain(q, j.id, 0)
     assert e.reason == "Resources"
-    assert e.text == ("needs 2 x 3g.20gb; node01 has 1 free 3g.20gb, the other is held by job 1; "
+    assert e.text == ("needs 2 x 3g.20gb; node01 has 1 free 3g.20gb (held: GPU 0 by job 1); "
                       "expected to start in 01:00:00 at the latest")  # fmt: skip
     assert e.reservation_time == 3600
 

@@ -58,22 +58,28 @@ def _mig_detail(state: ClusterState, job: Job) -> str:
     nodes = [n for n in (job.ask.required or state.nodes) if job.ask.allowed & n.bit]
     for profile, need in job.request.mig:
         key = "m:" + profile
-        best = max(nodes, key=lambda n: (n.counts.get(key, 0), -n.idx), default=None)
+
+        def has_profile(n: NodeState, profile: str = profile) -> bool:
+            return any(s.name == profile for g in n.gpus for s in g.instances)
+
+        # the node that matters: one that has the profile at all (free or held), the most free first
+        best = max(nodes, key=lambda n: (has_profile(n), n.counts.get(key, 0), -n.idx), default=None)
         if best is None:
             continue
         free = best.counts.get(key, 0)
         if free >= need:
             continue
         held = [
-            f"job {s.holder}" if s.holder is not None else "processes gputui did not start"
+            f"GPU {g.index} by " + (f"job {s.holder}" if s.holder is not None else "processes gputui did not start")
             for g in best.gpus for s in g.instances
             if s.name == profile and (s.holder is not None or s.busy)
         ]  # fmt: skip
+        if not has_profile(best):
+            out.append(f"no allowed node has a {profile} instance now")
+            continue
         line = f"{best.name} has {free} free {profile}"
-        if held and need - free == 1 and len(held) >= 1 and free >= 1:
-            line += f", the other is held by {held[0]}"
-        elif held:
-            line += ", others held by " + ", ".join(sorted(set(held)))
+        if held:
+            line += " (held: " + ", ".join(held[:4]) + (", ..." if len(held) > 4 else "") + ")"
         out.append(line)
     return "; ".join(out) or "the instances exist, but not together on one node"
 

@@ -16,6 +16,7 @@ class StaticCapacity:
     def __init__(self, state: ClusterState) -> None:
         self.per_tag_max: dict[str, int] = {}
         self.per_tag_total: dict[str, int] = {}
+        self.per_tag_counts: dict[str, list[int]] = {}  # each node's count of a tag, most first
         self.mig_max: dict[str, int] = {}
         self.mps_max = 0
         self.nodes = len(state.nodes)
@@ -41,11 +42,14 @@ class StaticCapacity:
                     tags[t] = tags.get(t, 0) + 1
                 mps += g.mps_on
             for t, n in tags.items():
+                self.per_tag_counts.setdefault(t, []).append(n)
                 self.per_tag_max[t] = max(self.per_tag_max.get(t, 0), n)
                 self.per_tag_total[t] = self.per_tag_total.get(t, 0) + n
             for p, n in mig.items():
                 self.mig_max[p] = max(self.mig_max.get(p, 0), n)
             self.mps_max = max(self.mps_max, mps)
+        for counts in self.per_tag_counts.values():
+            counts.sort(reverse=True)
 
 
 def _mig_potential(state: ClusterState, g) -> dict[str, int]:  # type: ignore[no-untyped-def]
@@ -131,6 +135,13 @@ def check(state: ClusterState, cap: StaticCapacity, req: JobRequest) -> None:
             )
         if req.gpus is not None and req.gpus > cap.per_tag_total.get(tag, 0):
             raise RequestError(f"--gpus={req.gpus}: the cluster has {cap.per_tag_total.get(tag, 0)} such GPUs")
+        if req.gpus is not None and req.nodes is not None and req.gpus_per_node is None:
+            most = sum(cap.per_tag_counts.get(tag, [])[: req.nodes])
+            if req.gpus > most:
+                kind = f"{req.gpu_type} " if req.gpu_type else ""
+                raise RequestError(
+                    f"--gpus={req.gpus} --nodes={req.nodes}: {req.nodes} node(s) have at most {most} {kind}GPUs"
+                )
     elif req.kind == "device":
         node = state.by_name[req.nodelist[0]]
         for i in req.gpu_ids:

@@ -1,4 +1,5 @@
-"""Simulated execution on a source's clock: a job runs for its --time (or a default) and then ends by itself.
+"""Simulated execution on a source's clock: a job runs for its time limit and then ends by itself. A job without
+--time gets the queue's default limit, which for a simulated queue is ``DEFAULT_DURATION_S`` (see job_session).
 
 Nothing is executed. While a job runs, :meth:`SimRunner.overlay` draws it into the snapshots.
 """

@@ -26,6 +26,14 @@ def _block(t: Text, title: str, body: str, p: Palette, empty: str) -> None:
         t.append(f"\n  {line}", style=p.text)
 
 
+#: where a job of each runner kind runs, in the words of the detail pane
+RUNS = {
+    "sim": "simulated on a replay: nothing is executed",
+    "local": "a process on this machine",
+    "slurm": "Slurm",
+}
+
+
 def render_job_detail(detail: JobDetail | None, now: float, p: Palette = PLAIN) -> Text:
     """Every field a user may want of one job; ``None`` gives the empty state."""
     if detail is None:
@@ -33,9 +41,12 @@ def render_job_detail(detail: JobDetail | None, now: float, p: Palette = PLAIN) 
     r = detail.record
     t = Text.assemble((f"Job {r.id}", "bold"), "  ", (r.display_name, p.text), "  ", (r.user, p.muted), "  ")
     t.append(r.state, style=state_style(r.state, p))  # type: ignore[arg-type]
-    _line(t, "Why", detail.explanation or "", p)
-    if detail.reason not in ("", "None"):
-        t.append(f"  [{detail.reason}]", style=p.warn)
+    reason = detail.reason if detail.reason not in ("", "None") else ""
+    if detail.explanation or reason:
+        _line(t, "Why", detail.explanation or f"waiting: {reason}", p)
+        if reason and detail.explanation:
+            t.append(f"  (Slurm's reason: {reason})", style=p.warn)
+    _line(t, "Queue", RUNS.get(r.runner, r.runner), p)
     _line(t, "Request", r.request.describe(), p)
     _line(t, "Options", r.options or "(none)", p)
     _line(t, "Command", r.command_text or "(none)", p)
