@@ -35,8 +35,6 @@ class RecordingSummary:
     def text(self) -> str:
         s = "" if self.frames == 1 else "s"
         line = f"recorded {self.frames} frame{s} and {self.events} events to {self.path}"
-        if self.skipped:
-            line += f" ({self.skipped} frames from before its end skipped)"
         return line if self.error is None else f"{line}; stopped early: {self.error}"
 
 

@@ -28,6 +28,7 @@ class DashboardState:
         self.filter_text = ""
         self.history = History()
         self.event_feed = EventFeed()
+        self.source_events: list[Event] = []  # the replay's own events the last frame brought (a recording keeps them)
         self.jobs_records: tuple[JobRecord, ...] = ()
         self.jobs_now = 0.0
         self.jobs_by_gpu: dict[str, str] = {}
@@ -44,6 +45,7 @@ class DashboardState:
         if self.selected_key not in self.gpus:
             self.selected_key = rows[0][0] if rows and self.selected_key is None else self.selected_key
         self.history.add(snap)
+        self.source_events = []
         if self.replay is not None:
             self._feed_events(self._last_time, snap.timestamp)
         self._last_time = snap.timestamp
@@ -55,9 +57,10 @@ class DashboardState:
     def _feed_events(self, previous: float | None, now: float) -> None:
         assert self.replay is not None
         if previous is None:
-            self.event_feed.add(self.replay.events_until(now))
+            self.event_feed.add(self.replay.events_until(now), recorded=True)
         elif now > previous:
-            self.event_feed.add(self.replay.events_between(previous, now))
+            self.source_events = self.replay.events_between(previous, now)
+            self.event_feed.add(self.source_events, recorded=True)
         elif now < previous:
             self.event_feed.mark(f"↶ back to {time.strftime('%H:%M:%S', time.gmtime(now))}")
 

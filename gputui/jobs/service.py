@@ -29,6 +29,7 @@ from gputui.jobs import submission
 from gputui.jobs.describe import allocation_text
 from gputui.jobs.errors import JobError, JobNotFound, JobRefused, StoreError
 from gputui.jobs.keeper import Keeper, job_event, reset_run
+from gputui.jobs.mig_layouts import MigLayouts
 from gputui.jobs.preview import preview_in
 from gputui.jobs.procstat import host_name, is_alive, self_stamp
 from gputui.jobs.queue_clock import QueueClock
@@ -75,6 +76,7 @@ class JobService:
         self._last_event = store.last_event_id() if events_after is None else events_after
         self._seen_revision: tuple[int, int] | None = None
         self._job_writes = 0
+        self.mig_layouts = MigLayouts(store.path.parent, cluster)  # a replay's GPUs re-sliced by `mig apply`
         self._running_cache: tuple[tuple[int, int], list[JobRecord]] | None = None
         self._capacity: tuple[ClusterSnapshot, ClusterState, StaticCapacity] | None = None  # for submit checks
 
@@ -120,6 +122,8 @@ class JobService:
         """One scheduling pass (if this process owns the queue) against ``snapshot``; never raises for a store
         problem (see ``TickResult.error``)."""
         with self._lock:
+            if self.runner.kind == "sim":
+                snapshot = self.mig_layouts.apply(snapshot)
             t = snapshot.timestamp if now is None else now
             error = None
             judge = True

@@ -249,7 +249,8 @@ class GputuiApp(App[None]):
                 self.job_keys.apply_tick(tick)
             if result.generation == self.feed.generation:
                 self.apply_snapshot(result.snapshot)
-                self.record_keys.record(result.snapshot, tick.events if tick is not None else ())
+                if tick is not None and tick.events:
+                    self.record_keys.record(None, tick.events)
                 if self.feed.poll_count == 1:
                     self.call_after_refresh(self.first_frame_drawn)
         self.feed.schedule()
@@ -257,6 +258,7 @@ class GputuiApp(App[None]):
     def apply_snapshot(self, snap: ClusterSnapshot) -> None:
         """Take a snapshot and draw it in the view in front; this is the only place the frame changes."""
         subtitle_changed = self.state.apply(snap)
+        self.record_keys.record(snap, self.state.source_events)  # a recording keeps the frame and its events
         view = self.view_screen
         if view is not None:
             view.refresh_view()

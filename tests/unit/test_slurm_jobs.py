@@ -352,8 +352,8 @@ def test_priority_moves_through_nice(lab):
         ),  # GPU 0 is full
         (
             "--gres=gpu:1g.10gb:1",
-            "would wait (Priority): needs 1 x 1g.10gb; node01 has 0 free 1g.10gb; waits behind higher-priority job 8;"
-            " 1 job(s) ahead",
+            "would wait (Priority): needs 1 x 1g.10gb; node03 has 0 free 1g.10gb (held: GPU 0 by job 4, GPU 1 by job 7)"
+            "; waits behind higher-priority job 8; 1 job(s) ahead",
         ),
     ],
 )

@@ -31,6 +31,39 @@ def placeable(model: GpuModel, profile: MigProfile, used_mask: int, compute_used
     return max(0, min(by_slots, by_compute, profile.max_instances - existing))
 
 
+@cache
+def room(model: GpuModel, used_mask: int, compute_used: int) -> int:
+    """The most compute slices further instances could still add beside ``used_mask`` and ``compute_used`` (an
+    exact search over the placement table, cached; at most 8 slots)."""
+    free = model.compute_slices - compute_used
+    best = 0
+    for p in model.profiles:
+        if p.compute_slices > free or p.name.endswith("+me"):
+            continue
+        for m in _masks(p):
+            if not m & used_mask:
+                best = max(best, p.compute_slices + room(model, used_mask | m, compute_used + p.compute_slices))
+                if best == free:
+                    return best
+    return best
+
+
+def stranded(model: GpuModel, profile: MigProfile, start: int, used_mask: int, compute_used: int) -> int:
+    """Compute slices that creating ``profile`` at ``start`` makes unreachable for good (3g at slot 0 of an empty
+    A100 strands one: slots 4-7 then hold 3 slices at most, where 3g at slot 4 leaves room for a 4g)."""
+    c = profile.compute_slices
+    after = room(model, used_mask | profile.placement_mask(start), compute_used + c)
+    return room(model, used_mask, compute_used) - after - c
+
+
+def lean(profile: MigProfile, start: int) -> int:
+    """How well ``start`` sits at the end of the GPU where ``profile`` belongs (higher is better): instances of 3
+    compute slices or more and those with more memory than compute slices (3g, 1g.20gb) toward the last slots,
+    where they strand nothing; the small ones toward the first, keeping the last half whole for a 3g."""
+    size = dict(profile.placements).get(start, 1)
+    return start if profile.compute_slices >= 3 or size > profile.compute_slices else -start
+
+
 def free_starts(model: GpuModel, profile: MigProfile, used_mask: int, compute_used: int, existing: int) -> list[int]:
     """Start slots where one more instance of ``profile`` may be created now."""
     if compute_used + profile.compute_slices > model.compute_slices or existing >= profile.max_instances:

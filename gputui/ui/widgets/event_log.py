@@ -26,16 +26,19 @@ def placeholder(replay: bool) -> str:
     return PLACEHOLDER if replay else LIVE_PLACEHOLDER
 
 
-def render_event(e: Event, p: Palette = PLAIN) -> Text:
-    """'12:03:04 job_started  48226 started on node04 GPU 0': the message, or where it happened without one."""
+def render_event(e: Event, p: Palette = PLAIN, *, recorded: bool = False) -> Text:
+    """'12:03:04 job_started  48226 started on node04 GPU 0': the message, or where it happened without one. A
+    job event the replay recorded (``recorded``) is marked as such: history, not a job of the queue."""
     t = Text(datetime.fromtimestamp(e.timestamp, UTC).strftime("%H:%M:%S "), style=p.muted)
     style = p.lost if e.kind == "job_failed" else p.mps if e.kind.startswith("mps") else p.accent
     t.append(f"{e.kind:<13} ", style=style)
     if e.message:
         t.append(e.message, style=p.text)
-        return t
-    where = [e.node or "", "GPU " + ",".join(map(str, e.gpus)) if e.gpus else "", e.job_id or ""]
-    t.append(" ".join(w for w in where if w), style=p.text)
+    else:
+        where = [e.node or "", "GPU " + ",".join(map(str, e.gpus)) if e.gpus else "", e.job_id or ""]
+        t.append(" ".join(w for w in where if w), style=p.text)
+    if recorded and e.kind.startswith("job"):
+        t.append("  (recorded job: read-only)", style=p.muted)
     return t
 
 
@@ -49,6 +52,7 @@ class EventLog(RichLog):
         self.palette: Palette = PLAIN
         self.shown: list[Event] = []
         self._seen = 0
+        self._rewrites = 0
         self._placeholder = False
         self._height = 0
 
@@ -73,16 +77,18 @@ class EventLog(RichLog):
         if feed.count == self._seen:
             return
         new = [(n, e) for n, e in feed.entries if n > self._seen]
-        if self._placeholder or (feed.entries and feed.entries[0][0] > self._seen + 1):
+        behind = feed.entries and min(n for n, _ in feed.entries) > self._seen + 1
+        if self._placeholder or behind or feed.rewrites != self._rewrites:
             # First entries, or the log fell behind the feed's memory: start from what the feed has.
             self._placeholder = False
             self.clear()
             self.shown = []
             new = list(feed.entries)
-        for _, e in new:
+        self._rewrites = feed.rewrites
+        for n, e in new:
             if isinstance(e, Event):
                 self.shown.append(e)
-                self.write(render_event(e, self.palette))
+                self.write(render_event(e, self.palette, recorded=feed.is_recorded(n)))
             else:
                 self.write(Text(e, style=self.palette.muted))
         del self.shown[:-FEED_LIMIT]

@@ -4,7 +4,7 @@ free slots, following the model's placement table and keeping the most future pl
 from __future__ import annotations
 
 from gputui.core.scheduler.allocation import Allocation, GpuGrant, MigGrant, NodeGrant
-from gputui.core.scheduler.mig import free_starts, openness
+from gputui.core.scheduler.mig import free_starts, lean, openness, stranded
 from gputui.core.scheduler.place.placement import Ask, gang, host_take
 from gputui.core.scheduler.policies.base import NodeView, Policy
 from gputui.core.scheduler.state import ANY, ClusterState, GpuUnit, MigSlot, NodeState
@@ -18,9 +18,10 @@ def _size(profile: str) -> int:
 class _Draft:
     """Per-GPU bookkeeping while one node's plan is built, so that one plan never double-books."""
 
-    __slots__ = ("used", "compute", "counts", "gi_ids")
+    __slots__ = ("used", "compute", "counts", "gi_ids", "stranded")
 
     def __init__(self, g: GpuUnit) -> None:
+        self.stranded = 0  # compute slices the instances created in this plan strand for good
         self.used = g.used_mask
         self.compute = g.compute_used
         self.counts: dict[str, int] = {}
@@ -37,8 +38,10 @@ def _existing(g: GpuUnit, taken: set[int], profile: str) -> MigSlot | None:
     return None
 
 
-def plan_node(state: ClusterState, node: NodeState, ask: Ask, policy: Policy) -> tuple[NodeGrant, tuple] | None:
-    """Every MIG instance the request needs on this node, or None."""
+def plan_node(state: ClusterState, node: NodeState, ask: Ask, policy: Policy,
+              no_strand: bool = False) -> tuple[NodeGrant, tuple] | None:  # fmt: skip
+    """Every MIG instance the request needs on this node, or None (also when ``no_strand`` and the instances it
+    would create strand compute slices for good)."""
     dynamic = state.config.mig_dynamic
     tag = ask.tag
     host = host_take(node, ask.cpu_milli, ask.mem)
@@ -68,6 +71,8 @@ def plan_node(state: ClusterState, node: NodeState, ask: Ask, policy: Policy) ->
             if got is None:
                 return None
             grants.append(got)
+    if no_strand and any(d.stranded for d in drafts.values()):
+        return None
     after = (0, 0)
     if policy.candidates > 1:
         largest = total = 0
@@ -99,16 +104,21 @@ def _create(gpus: list[GpuUnit], drafts: dict[int, _Draft], profile: str, mem: i
             if before is None:
                 before = openness(g.model, d.used, d.compute)
             after = openness(g.model, d.used | p.placement_mask(start), d.compute + p.compute_slices)
-            key = policy.mig_key(d.used, before, after)
+            # first the slot (on any GPU) that strands no compute slices for good, then the policy's preference
+            key = (
+                -stranded(g.model, p, start, d.used, d.compute),
+                *policy.mig_key(d.used, before, after, lean(p, start)),
+            )
             if best is None or key > best[0]:
                 best = (key, g, start)
     if best is None:
         return None
-    _, g, start = best
+    key, g, start = best
     assert g.model is not None
     p = g.model.profile(profile)
     assert p is not None
     d = drafts[g.index]
+    d.stranded -= key[0]
     d.used |= p.placement_mask(start)
     d.compute += p.compute_slices
     d.counts[p.name] = d.counts.get(p.name, 0) + 1
@@ -129,10 +139,17 @@ def place(state: ClusterState, ask: Ask, policy: Policy) -> Allocation | None:
     need = dict(req.mig)
     first_count = need[ask.key[2:]]
 
+    strict = [state.config.mig_dynamic and n == 1]
+
     def plan(node: NodeState) -> tuple[NodeGrant, tuple] | None:
         for profile, count in req.mig:
             if node.counts.get("m:" + profile, 0) < count:
                 return None
-        return plan_node(state, node, ask, policy)
+        return plan_node(state, node, ask, policy, strict[0])
 
-    return gang(state, ask, n, ask.key, first_count, policy, plan)
+    # dynamic MIG: first a node where the new instances strand no compute slices, only then any node
+    got = gang(state, ask, n, ask.key, first_count, policy, plan)
+    if got is None and strict[0]:
+        strict[0] = False
+        got = gang(state, ask, n, ask.key, first_count, policy, plan)
+    return got

@@ -78,11 +78,13 @@ class Policy(Protocol):
         """Rank free whole GPUs inside a node; the highest are taken first."""
         ...
 
-    def mig_key(self, used_before: int, open_before: tuple[int, int], open_after: tuple[int, int]) -> tuple:
-        """Rank creating a MIG instance on a GPU with ``used_before`` slots taken.
+    def mig_key(self, used_before: int, open_before: tuple[int, int], open_after: tuple[int, int],
+                lean: int = 0) -> tuple:  # fmt: skip
+        """Rank creating a MIG instance on a GPU with ``used_before`` slots taken (among the slots that strand no
+        compute slices, when there are such: the placer ranks by that first).
 
         ``open_before`` / ``open_after`` are :func:`mig.openness` of that GPU: (largest creatable profile's compute
-        slices, open placements) before and after.
+        slices, open placements) before and after; ``lean`` is :func:`mig.lean` of the slot.
         """
         ...
 

@@ -14,9 +14,10 @@ def whole_key(mps_on: bool, index: int) -> tuple:
     return (not mps_on, -index)
 
 
-def mig_key(used_before: int, open_before: tuple[int, int], open_after: tuple[int, int]) -> tuple:
-    """The GPU with the most slots already taken, then the slot that keeps the most placements open."""
-    return (used_before.bit_count(), open_after[1], open_after[0])
+def mig_key(used_before: int, open_before: tuple[int, int], open_after: tuple[int, int], lean: int = 0) -> tuple:
+    """The GPU with the most slots already taken, then the slot that keeps the most placements open, then the slot
+    at its profile's end of the GPU (measured: leaning first costs best-fit 3 points on one node)."""
+    return (used_before.bit_count(), open_after[1], open_after[0], lean)
 
 
 def mps_key(percent_sum: int, clients: int, index: int) -> tuple:
@@ -35,8 +36,9 @@ class BestFit:
     def whole_key(self, g: GpuUnit) -> tuple:
         return whole_key(g.mps_on, g.index)
 
-    def mig_key(self, used_before: int, open_before: tuple[int, int], open_after: tuple[int, int]) -> tuple:
-        return mig_key(used_before, open_before, open_after)
+    def mig_key(self, used_before: int, open_before: tuple[int, int], open_after: tuple[int, int],
+                lean: int = 0) -> tuple:  # fmt: skip
+        return mig_key(used_before, open_before, open_after, lean)
 
     def mps_key(self, g: GpuUnit) -> tuple:
         return mps_key(g.mps_pct, g.mps_clients, g.index)

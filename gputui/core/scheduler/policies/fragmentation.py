@@ -18,9 +18,10 @@ def node_score(free_whole_after: int, mig_after: tuple[int, int], mps_shared: in
     return (mig_after[0], mig_after[1], free_whole_after, mps_shared)
 
 
-def mig_key(used_before: int, open_before: tuple[int, int], open_after: tuple[int, int]) -> tuple:
-    """The slot (on any GPU) that loses the least: first of the largest creatable profile, then of open placements."""
-    return (open_after[0] - open_before[0], open_after[1] - open_before[1], used_before.bit_count())
+def mig_key(used_before: int, open_before: tuple[int, int], open_after: tuple[int, int], lean: int = 0) -> tuple:
+    """The fullest GPU, the slot at its profile's end of the GPU, then the slot that keeps the most placements
+    open (the node was chosen by what it keeps creatable)."""
+    return (used_before.bit_count(), lean, open_after[1], open_after[0])
 
 
 def mps_key(percent_sum: int, clients: int, index: int) -> tuple:
@@ -39,8 +40,9 @@ class Fragmentation:
     def whole_key(self, g: GpuUnit) -> tuple:
         return (not g.mps_on, -g.index)
 
-    def mig_key(self, used_before: int, open_before: tuple[int, int], open_after: tuple[int, int]) -> tuple:
-        return mig_key(used_before, open_before, open_after)
+    def mig_key(self, used_before: int, open_before: tuple[int, int], open_after: tuple[int, int],
+                lean: int = 0) -> tuple:  # fmt: skip
+        return mig_key(used_before, open_before, open_after, lean)
 
     def mps_key(self, g: GpuUnit) -> tuple:
         return mps_key(g.mps_pct, g.mps_clients, g.index)
