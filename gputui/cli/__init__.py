@@ -25,6 +25,9 @@ SUBCOMMANDS = {
     "cancel": "cancel_cmd",
     "queue": "queue_cmd",
     "explain": "explain_cmd",
+    "export": "export_cmd",
+    "serve": "serve_cmd",
+    "completion": "completion_cmd",
 }
 
 
@@ -54,6 +57,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser(args_in[0] if args_in[0] in SUBCOMMANDS else None)
     try:
         args = parser.parse_args(args_in)
+        from gputui.cli.config_file import apply_config, load_config
+
+        config, problem = load_config()
+        if problem:
+            print(f"gputui: {problem}", file=sys.stderr)
+        apply_config(args, config)
         return int(args.run(args) or 0)
     except GputuiError as e:
         print(f"gputui: {e}", file=sys.stderr)

@@ -22,7 +22,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("source", nargs="?", help=f"{SOURCE_HELP}; default: NVML, else the demo")
     p.add_argument("--readonly", action="store_true", help="hide every action that changes something")
     p.add_argument("--theme", metavar="NAME", help="colour theme: gputui-dark (default), gputui-light, gputui-contrast")
-    p.add_argument("--interval", type=float, default=1.0, metavar="S", help="seconds between polls (default 1)")
+    p.add_argument("--interval", type=float, metavar="S", help="seconds between polls (default 1)")
     p.add_argument("--paused", action="store_true", help="start a replay paused on its first frame (default: playing)")
     p.add_argument("--record", metavar="FILE", help="record the session shown (every frame and event) into FILE")
     add_fields_option(p)
@@ -34,6 +34,8 @@ def run(args: argparse.Namespace) -> int:
     from gputui.core.errors import GputuiError
     from gputui.sources.replay import ReplaySource
 
+    if args.interval is None:
+        args.interval = 1.0
     if args.interval <= 0:
         raise GputuiError(f"--interval {args.interval:g}: must be more than 0 seconds")
     if args.record is not None:
@@ -59,6 +61,7 @@ def run(args: argparse.Namespace) -> int:
             jobs_note=note,
             record=args.record,
             jobs_opener=opener,
+            hidden_columns=getattr(args, "hide_columns", ()),
         )
     except BaseException:
         if service is not None:

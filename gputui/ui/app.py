@@ -87,6 +87,7 @@ class GputuiApp(App[None]):
         jobs_note: str | None = None,
         record: str | None = None,
         jobs_opener: Callable[[], JobBackend] | None = None,
+        hidden_columns: tuple[str, ...] = (),
     ) -> None:
         self.user_themes = list(user_themes or [])
         self.theme_names = [*THEMES, *(t.name for t in self.user_themes)]
@@ -103,6 +104,7 @@ class GputuiApp(App[None]):
         self.record_path = record
         # The model (gputui.dashboard) and the parts of the shell that turn keys into its controllers' calls.
         self.jobs = JobsController(jobs_service, jobs_note, jobs_opener)
+        self.hidden_columns = frozenset(hidden_columns)  # overview columns the config file leaves out
         self.feed = Feed(
             source,
             lambda result: self.post_message(Fed(result)),

@@ -27,13 +27,14 @@ def create_app(
     jobs_note: str | None = None,
     record: str | None = None,
     jobs_opener: Callable[[], JobBackend] | None = None,
+    hidden_columns: tuple[str, ...] = (),
 ) -> GputuiApp:
     """Build the dashboard for ``source``; raises GputuiError (e.g. an unknown theme) before anything starts.
 
     User themes are read from ``themes_path`` (default: $XDG_CONFIG_HOME/gputui/themes); a broken
     file is reported when the app starts and skipped. ``jobs_opener`` opens
     the job service after the first frame (instead of ``jobs_service``, open before); call the app's
-    ``close_jobs()`` after it has run.
+    ``close_jobs()`` after it has run. ``hidden_columns``: overview columns the user left out (config file).
     """
     from pathlib import Path
 
@@ -55,6 +56,7 @@ def create_app(
             jobs_note=jobs_note,
             record=record,
             jobs_opener=jobs_opener,
+            hidden_columns=hidden_columns,
         )
     except GputuiError as e:
         if problems:

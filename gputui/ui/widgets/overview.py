@@ -22,8 +22,15 @@ WIDE_FROM = 120  # columns; below this the compact layout drops the name and mod
 _PADDING = 2  # one blank cell each side of a column
 
 
-def _layout(width: int, node_w: int, name_w: int) -> tuple[list[ColumnSpec], dict[str, int]]:
-    """Columns for a table ``width`` cells wide; the holder column takes what is left."""
+#: the config file's names of the overview's columns (config_file.OVERVIEW_COLUMNS) -> their keys here
+_CONFIG_NAMES = {"model": "name"}
+
+
+def _layout(
+    width: int, node_w: int, name_w: int, hidden: frozenset[str] = frozenset()
+) -> tuple[list[ColumnSpec], dict[str, int]]:
+    """Columns for a table ``width`` cells wide, without the ``hidden`` ones; the holder column takes what is
+    left."""
     if width >= WIDE_FROM:
         bars = {"util": 10, "mem": 10}
         cols: list[ColumnSpec] = [
@@ -48,6 +55,8 @@ def _layout(width: int, node_w: int, name_w: int) -> tuple[list[ColumnSpec], dic
             ("power", "Power", 8),
             ("badges", "MIG/MPS", 7),
         ]
+    gone = {_CONFIG_NAMES.get(h, h) for h in hidden}
+    cols = [c for c in cols if c[0] not in gone]
     used = sum(w + _PADDING for _, _, w in cols) + 2  # +2: room for a scrollbar
     cols.append(("holder", "Held by", max(8, width - used - _PADDING)))
     return cols, bars
@@ -284,7 +293,7 @@ class OverviewTable(RowTable):
         if sig == self._layout_sig:
             return False
         self._layout_sig = sig
-        columns, self._bars = _layout(width, node_w, name_w)
+        columns, self._bars = _layout(width, node_w, name_w, getattr(self.app, "hidden_columns", frozenset()))
         self._makers = None
         self.set_columns(columns)
         return True

@@ -1,0 +1,115 @@
+"""The user's settings: ``$XDG_CONFIG_HOME/gputui/config.toml`` (usually ``~/.config/gputui/config.toml``).
+
+Read as data only (TOML, nothing is evaluated or expanded). Every key is optional; an option given on the command
+line wins over the file. A file that cannot be used (not TOML, an unknown key, a value of the wrong kind) is
+reported in one line and ignored as a whole: gputui starts with its defaults, and the file is left as it was.
+
+    theme = "gputui-light"      # the dashboard's colour theme
+    interval = 2                # seconds between polls of a live source
+    readonly = true             # hide every action that changes something
+    paused = false              # a replay starts paused on its first frame
+    source = "demo"             # what commands open when no SOURCE / --source is given
+
+    [overview]
+    hide = ["power", "mode"]    # overview columns to leave out: model, util, mem, temp, power, mode, badges
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+#: the overview's columns a user may leave out (node, GPU and the holder always show)
+OVERVIEW_COLUMNS = ("model", "util", "mem", "temp", "power", "mode", "badges")
+#: the largest config file read (a config is a few lines; anything bigger is not one)
+MAX_BYTES = 64 * 1024
+_TOP: dict[str, tuple[type, ...]] = {
+    "theme": (str,), "interval": (int, float), "readonly": (bool,), "paused": (bool,), "source": (str,),
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Config:
+    theme: str | None = None
+    interval: float | None = None
+    readonly: bool | None = None
+    paused: bool | None = None
+    source: str | None = None
+    hide: tuple[str, ...] = field(default=())
+
+
+def config_path() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return Path(base) / "gputui" / "config.toml"
+
+
+def load_config(path: Path | None = None) -> tuple[Config, str | None]:
+    """The settings in ``path`` (default: config_path()), and the one line that says why they were ignored."""
+    path = config_path() if path is None else path
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(MAX_BYTES + 1)
+    except FileNotFoundError:
+        return Config(), None
+    except OSError as e:
+        return Config(), f"{path}: cannot read it ({e.strerror}); using the defaults"
+    import tomllib
+
+    try:
+        if len(raw) > MAX_BYTES:
+            raise ValueError(f"larger than {MAX_BYTES // 1024} KiB")
+        return _parse(tomllib.loads(raw.decode("utf-8"))), None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, ValueError, RecursionError) as e:
+        why = "nested too deeply" if isinstance(e, RecursionError) else str(e).splitlines()[0][:200]
+        if "integer string conversion" in why:
+            why = "a number with too many digits"
+        return Config(), f"{path}: {why}; ignoring the file"
+
+
+def _parse(data: dict[str, object]) -> Config:
+    values: dict[str, object] = {}
+    for key, value in data.items():
+        if key == "overview":
+            values["hide"] = _overview(value)
+            continue
+        kind = _TOP.get(key)
+        if kind is None:
+            raise ValueError(f"unknown key {key!r} (known: {', '.join([*_TOP, 'overview'])})")
+        if not isinstance(value, kind) or (bool not in kind and isinstance(value, bool)):
+            raise ValueError(f"{key}: expected {'a number' if key == 'interval' else kind[0].__name__}")
+        if key == "interval":
+            if not 0 < float(value) <= 3600:  # type: ignore[arg-type]
+                raise ValueError("interval: expected seconds, more than 0 and at most 3600")
+            value = float(value)  # type: ignore[arg-type]
+        values[key] = value
+    return Config(**values)  # type: ignore[arg-type]
+
+
+def _overview(value: object) -> tuple[str, ...]:
+    if not isinstance(value, dict):
+        raise ValueError("overview: expected a table ([overview])")
+    unknown = set(value) - {"hide"}
+    if unknown:
+        raise ValueError(f"overview: unknown key {sorted(unknown)[0]!r} (known: hide)")
+    hide = value.get("hide", [])
+    if not isinstance(hide, list) or not all(isinstance(h, str) for h in hide):
+        raise ValueError("overview.hide: expected a list of column names")
+    bad = [h for h in hide if h not in OVERVIEW_COLUMNS]
+    if bad:
+        raise ValueError(f"overview.hide: no column {bad[0]!r} (columns: {', '.join(OVERVIEW_COLUMNS)})")
+    return tuple(hide)
+
+
+def apply_config(args: argparse.Namespace, config: Config) -> None:
+    """Fill what the command line left unset from ``config`` (the command line always wins)."""
+    for name in ("source", "theme", "interval"):
+        if hasattr(args, name) and getattr(args, name) is None and getattr(config, name) is not None:
+            setattr(args, name, getattr(config, name))
+    for name in ("readonly", "paused"):
+        if hasattr(args, name) and not getattr(args, name) and getattr(config, name):
+            setattr(args, name, True)
+    if hasattr(args, "interval") and args.interval is None:
+        args.interval = 1.0
+    args.hide_columns = config.hide
