@@ -103,13 +103,16 @@ def _overview(value: object) -> tuple[str, ...]:
 
 
 def apply_config(args: argparse.Namespace, config: Config) -> None:
-    """Fill what the command line left unset from ``config`` (the command line always wins)."""
-    for name in ("source", "theme", "interval"):
+    """Fill what the command line left unset from ``config`` (the command line always wins): the source for every
+    command that takes one, the dashboard's own settings for the dashboard."""
+    if hasattr(args, "source") and args.source is None and config.source is not None:
+        args.source = config.source
+    if getattr(args, "command", "ui") not in (None, "ui"):
+        return
+    for name in ("theme", "interval"):
         if hasattr(args, name) and getattr(args, name) is None and getattr(config, name) is not None:
             setattr(args, name, getattr(config, name))
     for name in ("readonly", "paused"):
         if hasattr(args, name) and not getattr(args, name) and getattr(config, name):
             setattr(args, name, True)
-    if hasattr(args, "interval") and args.interval is None:
-        args.interval = 1.0
     args.hide_columns = config.hide
