@@ -75,6 +75,7 @@ class StopSignal:
 @dataclass
 class RecordStats:
     frames: int = 0
+    skipped: int = 0  # damaged frames of a re-recorded recording
     events: int = 0
     stopped_by: str | None = None  # "signal", "duration", "end of source"
 
@@ -127,11 +128,15 @@ def record_replay(
     events = sorted(store.events, key=lambda e: e.timestamp)
     first = store.timestamp(0)
     k = 0
+    intact = getattr(store, "intact", None)
     for i in range(store.frame_count):
         t = store.timestamp(i)
         if duration is not None and t - first >= duration and i:
             stats.stopped_by = "duration"
             break
+        if intact is not None and not intact(i):
+            stats.skipped += 1  # a damaged frame of a recording: the reader's warning names it
+            continue
         snap = store.frame(i)
         recorder.append(snap)
         stats.frames += 1

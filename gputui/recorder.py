@@ -6,6 +6,8 @@ owner adds other events (jobs) with :meth:`Recorder.add_event`. It never calls i
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import threading
 from datetime import UTC, datetime
@@ -16,6 +18,13 @@ from gputui.core.errors import RecordingError
 from gputui.core.model import ClusterSnapshot, Event
 from gputui.mps.transitions import mps_events
 from gputui.sources.recording import RecordingWriter
+
+
+def io_reason(e: OSError) -> str:
+    """Why a file could not be written, in the words a user looks for."""
+    words = {errno.ENOSPC: "disk full", errno.EDQUOT: "disk quota exceeded", errno.EROFS: "read-only file system",
+             errno.EACCES: "permission denied", errno.EPERM: "permission denied"}  # fmt: skip
+    return words.get(e.errno or 0, e.strerror or str(e))
 
 
 def _iso(t: float) -> str:
@@ -56,7 +65,7 @@ class Recorder:
             try:
                 self._writer = RecordingWriter(self.path, meta=self.meta)
             except OSError as e:
-                raise RecordingError(f"{self.path}: cannot write: {e.strerror}") from None
+                raise RecordingError(f"{self.path}: cannot write: {io_reason(e)}") from None
             self.existing_frames = self._writer.frame_count
             self._end = self._writer.index.end_time
 
@@ -69,27 +78,51 @@ class Recorder:
                     f"{self.path}: a frame at {_iso(snap.timestamp)} would come before the recording's end "
                     f"({_iso(self._end)}); record into a new file"
                 )
-            w.append(snap)
+            try:
+                w.append(snap)
+            except OSError as err:
+                raise self._failed(err) from None
             self.frames_written += 1
             self._end = snap.timestamp
             events = mps_events(self._prev, snap) if self.derive_mps_events else []
             for e in events:
-                w.add_event(e)
+                self._event(w, e)
             self.events_written += len(events)
             self._prev = snap
             return events
 
     def add_event(self, event: Event) -> None:
         with self._lock:
-            self._need().add_event(event)
+            self._event(self._need(), event)
             self.events_written += 1
+
+    def _event(self, w: RecordingWriter, event: Event) -> None:
+        try:
+            w.add_event(event)
+        except OSError as e:
+            raise self._failed(e) from None
+
+    def _failed(self, e: OSError) -> RecordingError:
+        """A write failed (a full disk): the file is closed as it is (it still reads, by a scan), one line said."""
+        w, self._writer = self._writer, None
+        if w is not None:
+            with contextlib.suppress(OSError):
+                w.close()
+        kept = self.existing_frames + self.frames_written
+        return RecordingError(f"{self.path}: cannot write: {io_reason(e)}; the {kept} frames before stay readable")
 
     def close(self) -> None:
         """Write the index and close; safe to call twice."""
         with self._lock:
             if self._writer is not None:
-                self._writer.close()
-                self._writer = None
+                w, self._writer = self._writer, None
+                try:
+                    w.close()
+                except OSError as e:
+                    kept = self.existing_frames + self.frames_written
+                    raise RecordingError(
+                        f"{self.path}: cannot write its index: {io_reason(e)}; its {kept} frames stay readable"
+                    ) from None
 
     def _need(self) -> RecordingWriter:
         if self._writer is None:

@@ -45,12 +45,33 @@ def make_private_dir(path: Path) -> Path:
         raise StateDirError(f"state directory {path} is not a directory")
     if st.st_uid != os.getuid():
         raise StateDirError(f"state directory {path} belongs to another user (uid {st.st_uid})")
+    if stat.S_IMODE(st.st_mode) & 0o022:
+        # Another user may already have written into it: refused, not quietly tightened.
+        raise StateDirError(
+            f"state directory {path} is writable by other users (mode {stat.S_IMODE(st.st_mode):04o}); "
+            f"check what is in it, then make it private with: chmod 700 {path}"
+        )
     if stat.S_IMODE(st.st_mode) != DIR_MODE:
         try:
             path.chmod(DIR_MODE)
         except OSError as e:
             raise StateDirError(f"cannot make state directory {path} private: {e.strerror or e}") from None
     return path
+
+
+def check_private(path: Path, what: str) -> None:
+    """Refuse ``path`` (a state directory or database) unless it is ours and no other user can write it."""
+    try:
+        st = path.stat()
+    except OSError:
+        return  # not there (yet): whoever creates it makes it private
+    if st.st_uid != os.geteuid():
+        raise StateDirError(f"{what} {path} belongs to another user (uid {st.st_uid}); not opened")
+    if stat.S_IMODE(st.st_mode) & 0o022:
+        raise StateDirError(
+            f"{what} {path} is writable by other users (mode {stat.S_IMODE(st.st_mode):04o}); not opened: "
+            f"check it, then chmod go-w {path}"
+        )
 
 
 def state_dir() -> Path:

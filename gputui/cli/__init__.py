@@ -28,6 +28,7 @@ SUBCOMMANDS = {
     "export": "export_cmd",
     "serve": "serve_cmd",
     "completion": "completion_cmd",
+    "simulate": "simulate_cmd",
 }
 
 
@@ -51,6 +52,14 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one command; everything it prints as text passes the sanitiser (see plain_output.py)."""
+    from gputui.cli.plain_output import plain_streams
+
+    with plain_streams():
+        return _main(argv)
+
+
+def _main(argv: list[str] | None) -> int:
     args_in = sys.argv[1:] if argv is None else argv
     if not args_in or (args_in[0] not in SUBCOMMANDS and args_in[0] not in ("-h", "--help", "--version")):
         args_in = ["ui", *args_in]  # `gputui [SOURCE] [options]` opens the dashboard

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import shlex
+import sys
 from dataclasses import replace
 from typing import Any
 
 from rich.console import Console
 from rich.text import Text
 
+from gputui.cli.plain_output import terminal
 from gputui.core.migplan.parted import yaml_config
 from gputui.core.migplan.plan import GpuPlan, Plan
 from gputui.core.model import ClusterSnapshot, ComputeInstance, GpuInstance, GpuSnapshot
-from gputui.core.plain_text import sanitise
+from gputui.core.plain_text import plain_data, sanitise, sanitise_block
 from gputui.ui.widgets.mig_view import render_mig
 
 
@@ -41,11 +43,14 @@ def _gpu_of(snap: ClusterSnapshot, node: str, index: int) -> GpuSnapshot | None:
 
 def _diagram(gpu: GpuSnapshot, width: int) -> Text:
     """The slot diagram of the detail view (its slot, GI and CI lines), without the GI list under it."""
-    lines = render_mig(gpu, width).split("\n")
+    lines = render_mig(plain_data(gpu), width).split("\n")  # its strings sanitised before they are laid out
     keep = [ln for ln in lines[1:4] if ln.plain.startswith(("slot", "GI ", "CI "))] or lines[:1]
-    for ln in keep:
-        ln.plain = sanitise(ln.plain)  # the same length, so the styles stay where they were
     return Text("\n").join(keep)
+
+
+def _plain(text: str, style: str = "") -> Text:
+    """A line of the plan as plain Text: node names, job labels and commands come from data."""
+    return Text(sanitise_block(text), style=style)
 
 
 def yaml_of(plan: Plan) -> str:
@@ -69,36 +74,37 @@ def _summary(plan: Plan) -> str:
 
 
 def print_plan(plan: Plan, snap: ClusterSnapshot, width: int = 100) -> None:
-    out = Console(highlight=False, width=max(width, 80))
-    out.print(Text(_summary(plan)))
+    # Rich's own colours go to the terminal; every string from data is sanitised into Text first
+    out = Console(file=terminal(sys.stdout), highlight=False, width=max(width, 80))
+    out.print(_plain(_summary(plan)))
     for gp in plan.gpus:
         g = gp.gpu
         head = f"{sanitise(g.node)} GPU {g.index} ({g.model.key})"
         if gp.gpu.fixed and not gp.starts:
-            out.print(Text(f"\n{head}: left as it is (this source does not give every instance's placement and id)"))
+            out.print(_plain(f"\n{head}: left as it is (this source does not give every instance's placement and id)"))
             continue
         if not gp.changed and not gp.starts:
-            out.print(Text(f"\n{head}: unchanged"))
+            out.print(_plain(f"\n{head}: unchanged"))
             continue
-        out.print(Text(f"\n{head}", style="bold"))
+        out.print(_plain(f"\n{head}", style="bold"))
         snap_gpu = _gpu_of(snap, g.node, g.index)
         if snap_gpu is not None:
-            out.print(Text("  now:"))
+            out.print(_plain("  now:"))
             out.print(_diagram(snap_gpu, width))
             if gp.changed:
-                out.print(Text("  proposed:"))
+                out.print(_plain("  proposed:"))
                 out.print(_diagram(proposed_snapshot(snap_gpu, gp), width))
         for w in gp.drained:
-            out.print(Text(f"  drain first: {w.label}"))
+            out.print(_plain(f"  drain first: {w.label}"))
         for s, d in gp.starts:
-            out.print(Text(f"  starts: {d.label} on {s.profile} at slot {s.start}"))
+            out.print(_plain(f"  starts: {d.label} on {s.profile} at slot {s.start}"))
         for cmd in gp.commands:
-            out.print(Text(f"  $ {shlex.join(cmd)}"))
+            out.print(_plain(f"  $ {shlex.join(cmd)}"))
     if plan.waiting:
-        out.print(Text("\nstill waiting: " + ", ".join(d.label for d in plan.waiting[:20])
+        out.print(_plain("\nstill waiting: " + ", ".join(d.label for d in plan.waiting[:20])
                        + (" ..." if len(plan.waiting) > 20 else "")))  # fmt: skip
-    out.print(Text("\nmig-parted configuration (nvidia-mig-parted apply -f FILE -c gputui-NODE):"))
-    out.print(Text(yaml_of(plan).rstrip()))
+    out.print(_plain("\nmig-parted configuration (nvidia-mig-parted apply -f FILE -c gputui-NODE):"))
+    out.print(_plain(yaml_of(plan).rstrip()))
 
 
 def plan_json(plan: Plan) -> dict[str, Any]:

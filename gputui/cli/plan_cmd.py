@@ -28,19 +28,29 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run)
 
 
+MAX_SYNTHETIC_GPUS_PER_NODE = 64  # the largest machines hold 16; more is a typo
+MAX_SYNTHETIC_GPUS = 16_384  # a synthetic cluster this size plans in about 3 s
+
+
 def _synthetic(specs: list[str]):  # type: ignore[no-untyped-def]
     from dataclasses import replace
 
     from gputui.core.errors import GputuiError
+    from gputui.core.numbers import cut, shown, too_long
     from gputui.core.scheduler.build import GpuSpec, NodeSpec, nodes_from_pattern
     from gputui.core.scheduler.errors import RequestError
     from gputui.core.scheduler.parse.options import mem_mib
 
     nodes: list[NodeSpec] = []
+    total = 0
     for spec in specs:
         parts = spec.split(":")
-        if len(parts) < 3 or not parts[1].isdigit():
-            raise GputuiError(f"--synthetic: expected {SYNTHETIC_HELP}, got {spec!r}")
+        if len(parts) < 3 or not parts[1].isascii() or not parts[1].isdigit():
+            raise GputuiError(f"--synthetic: expected {SYNTHETIC_HELP}, got {shown(spec)}")
+        if too_long(parts[1], 3) or not 1 <= int(parts[1]) <= MAX_SYNTHETIC_GPUS_PER_NODE:
+            raise GputuiError(
+                f"--synthetic: {cut(parts[1])} GPUs per node in {shown(spec)}: give 1 to {MAX_SYNTHETIC_GPUS_PER_NODE}"
+            )
         mps, mig = False, None
         cpus: int | None = None
         mem: int | None = None
@@ -52,7 +62,9 @@ def _synthetic(specs: list[str]):  # type: ignore[no-untyped-def]
                 mig = tuple(p for p in extra[4:].split("+") if p)
             elif extra == "mig":
                 mig = ()
-            elif extra.startswith("cpus=") and extra[5:].isdigit() and int(extra[5:]) > 0:
+            elif extra.startswith("cpus=") and extra[5:].isascii() and extra[5:].isdigit():
+                if too_long(extra[5:], 7) or int(extra[5:]) == 0:
+                    raise GputuiError(f"--synthetic: cpus={cut(extra[5:])} in {shown(spec)}: give 1 to 9999999")
                 cpus = int(extra[5:])
             elif extra.startswith("mem="):
                 try:
@@ -62,8 +74,11 @@ def _synthetic(specs: list[str]):  # type: ignore[no-untyped-def]
             elif extra.startswith("features="):
                 features = tuple(f for f in extra[9:].split("+") if f)
             else:
-                raise GputuiError(f"--synthetic: unknown flag {extra!r} in {spec!r}")
+                raise GputuiError(f"--synthetic: unknown flag {shown(extra)} in {shown(spec)}")
         group = nodes_from_pattern(parts[0], [GpuSpec(model=parts[2], mps=mps, mig=mig)] * int(parts[1]), cpus, mem)
+        total += len(group) * int(parts[1])
+        if total > MAX_SYNTHETIC_GPUS:
+            raise GputuiError(f"--synthetic: more than {MAX_SYNTHETIC_GPUS} GPUs in all; plan a smaller cluster")
         nodes += [replace(n, features=features) for n in group] if features else group
     return nodes
 

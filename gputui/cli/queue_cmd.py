@@ -98,6 +98,7 @@ def watch(
     sleep: Callable[[float], None] = time.sleep,
 ) -> None:
     """Poll the source, run a pass, redraw; ``iterations`` None: until interrupted."""
+    from gputui.cli.plain_output import terminal
     from gputui.sources.replay import ReplaySource
 
     if isinstance(session.source, ReplaySource):
@@ -108,7 +109,9 @@ def watch(
         result = session.service.tick(session.source.poll())
         note = f"\ngputui: {result.error}" if result.error else ""
         owner = "" if result.owner else " (another gputui schedules this queue)"
-        print(f"{clear}{session.service.cluster}{owner}\n{render(session.service, args)}{note}", flush=True)
+        if clear:
+            terminal(sys.stdout).write(clear)  # the one deliberate control sequence; the rest is sanitised
+        print(f"{session.service.cluster}{owner}\n{render(session.service, args)}{note}", flush=True)
         n += 1
         if iterations is None or n < iterations:
             sleep(interval)

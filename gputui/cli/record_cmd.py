@@ -99,5 +99,9 @@ def run(args: argparse.Namespace) -> int:
         stop.close()
         source.close()
     why = f" (stopped by {stop.signal_name})" if stop.signal_name else ""
-    say(f"wrote {stats.frames} frames and {stats.events} events to {args.output}{why}")
+    if isinstance(source, ReplaySource):
+        for warning in getattr(source.store, "warnings", ()):
+            say(warning)
+    skipped = f", skipped {stats.skipped} damaged frames" if stats.skipped else ""
+    say(f"wrote {stats.frames} frames and {stats.events} events to {args.output}{why}{skipped}")
     return 0

@@ -24,6 +24,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 def run(args: argparse.Namespace) -> int:
     from gputui.cli.source_factory import open_source, snapshot_at
     from gputui.core.errors import GputuiError
+    from gputui.core.numbers import cut
 
     opened = open_source(args.source, fields=args.fields)
     try:
@@ -33,9 +34,11 @@ def run(args: argparse.Namespace) -> int:
     unknown = [n for n in args.node or () if n not in {node.name for node in snap.nodes}]
     if unknown:
         known = ", ".join(node.name for node in snap.nodes) or "none"
-        raise GputuiError(f"--node {unknown[0]}: no such node (nodes: {known})")
+        raise GputuiError(f"--node {cut(unknown[0])}: no such node (nodes: {cut(known, 200)})")
     if opened.notice:
         print(f"gputui: {opened.notice}", file=sys.stderr)
+    for warning in getattr(getattr(opened.source, "store", None), "warnings", ()):
+        print(f"gputui: {warning}", file=sys.stderr)  # damage the reader stepped around
     if args.json:
         from gputui.core.serialize import snapshot_to_json
 
@@ -43,7 +46,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     from rich.console import Console
 
+    from gputui.cli.plain_output import terminal
     from gputui.render.smi_tables import print_snapshot
 
-    print_snapshot(Console(highlight=False), snap, args.node, wide=args.wide)
+    # Text only (sanitised), written past the line sanitiser so that the tables keep their colours
+    print_snapshot(Console(file=terminal(sys.stdout), highlight=False), snap, args.node, wide=args.wide)
     return 0

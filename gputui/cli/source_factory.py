@@ -97,6 +97,8 @@ def open_file(
         notice = None
         if store.damaged:
             notice = f"{name}: recording was not closed cleanly; showing its {store.frame_count} complete frames"
+            if store.damage:
+                notice = f"{name}: recording is damaged; showing its {store.frame_count} intact frames"
         return Opened(ReplaySource(store, description or f"recording {path.name}", clock), notice)
     from gputui.sources.nvsmi import load_nvsmi_log, sniff_nvsmi
 

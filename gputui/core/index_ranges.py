@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from gputui.core.numbers import too_long
+
 _RANGE = re.compile(r"(\d+)(?:-(\d+))?")
 
 
@@ -13,6 +15,8 @@ def index_range(part: str, max_span: int) -> range | None:
     m = _RANGE.fullmatch(part.strip())
     if not m:
         return None
+    if too_long(m.group(1)) or too_long(m.group(2) or ""):
+        return range(0)
     lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))
     if hi < lo or hi - lo > max_span:
         return range(0)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from gputui.core.plain_text import sanitise
 from gputui.dashboard.outcomes import Pieces
 from gputui.jobs.records import JobRecord
 
@@ -29,12 +30,12 @@ def holders_by_gpu(records: Sequence[JobRecord]) -> dict[str, str]:
     for rec in sorted(records, key=lambda r: r.id):
         if not rec.running or rec.allocation is None:
             continue
-        base = f"job {rec.id}" + (f" {rec.name}" if rec.name else "")
+        base = f"job {rec.id}" + (f" {sanitise(rec.name)}" if rec.name else "")  # drawn in the overview
         for ng in rec.allocation.nodes:
             for g in ng.gpus:
                 share = f" ({g.mig.profile})" if g.mig is not None else ""
                 share = f" (MPS {g.mps_percent}%)" if g.mps_percent is not None else share
-                out.setdefault(f"{ng.node}/{g.index}", []).append(base + share)
+                out.setdefault(f"{sanitise(ng.node)}/{g.index}", []).append(base + share)  # as the state's keys
     return {key: ", ".join(labels) for key, labels in out.items()}
 
 

@@ -42,6 +42,17 @@ class ReplayController:
         self.feed = feed
         self.replay = feed.replay
         self.state = state
+        self._notices: list[Notice] = []
+        self._warned = 0
+
+    def take_notices(self) -> list[Notice]:
+        """What the last controls ran into: a frame that cannot be decoded (the replay stayed where it was), damage
+        the reader skipped. Each said once."""
+        out, self._notices = self._notices, []
+        warnings = getattr(getattr(self.replay, "store", None), "warnings", [])
+        out += [Notice(w, "warning", 8) for w in warnings[self._warned :]]
+        self._warned = len(warnings)
+        return out
 
     def _control(self, change: Callable[[ReplaySource], object], *, moves: bool = False) -> ReplayMove | None:
         """Run ``change`` on the replay; ``moves``: it jumped, so the history is read again."""
@@ -51,8 +62,14 @@ class ReplayController:
         with self.feed.lock:
             # A poll that started before this change must not overwrite its result.
             self.feed.generation += 1
-            change(replay)
-            snap = replay.current()
+            position = replay.position
+            try:
+                change(replay)
+                snap = replay.current()
+            except GputuiError as e:  # a frame the recording cannot give: say so and stay on the frame shown
+                replay.position, replay.playing = position, False
+                self._notices.append(Notice(f"{e}; stayed on frame {position}", "error", 8))
+                return None
         history = self.state.history
         latest = history.latest
         if not moves and latest is not None and snap.timestamp < latest:

@@ -7,6 +7,8 @@ import time
 from collections.abc import Sequence
 
 from gputui.core.model import ClusterSnapshot, Event, GpuSnapshot, NodeSnapshot
+from gputui.core.plain_snapshot import plain_events, plain_snapshot
+from gputui.core.plain_text import sanitise
 from gputui.dashboard.event_feed import EventFeed
 from gputui.dashboard.gpu_filter import GpuFilter
 from gputui.dashboard.gpu_index import gpu_rows
@@ -20,7 +22,7 @@ class DashboardState:
     """What the dashboard knows now; ``replay`` (None for a live source) gives the recorded events."""
 
     def __init__(self, description: str, replay: ReplaySource | None = None) -> None:
-        self.description = description
+        self.description = sanitise(description)  # a file name the user gave may hold anything
         self.replay = replay
         self.snapshot: ClusterSnapshot | None = None
         self.gpus: dict[str, tuple[NodeSnapshot, GpuSnapshot]] = {}
@@ -32,13 +34,17 @@ class DashboardState:
         self.jobs_records: tuple[JobRecord, ...] = ()
         self.jobs_now = 0.0
         self.jobs_by_gpu: dict[str, str] = {}
-        self.subtitle = description
+        self.subtitle = self.description
         self._last_time: float | None = None
 
     # -- one frame -------------------------------------------------------------------------------
     def apply(self, snap: ClusterSnapshot) -> bool:
         """Take a new frame: the GPU index, the selection, the history and a replay's events.
-        Returns whether the subtitle (source, GPU and node count) changed."""
+        Returns whether the subtitle (source, GPU and node count) changed.
+
+        This is where data enters the dashboard's rendering: every string of the frame is made plain text here
+        (control characters shown as escapes, see core/plain_text.py), so no view can draw a raw one."""
+        snap = plain_snapshot(snap)
         self.snapshot = snap
         rows = gpu_rows(snap)
         self.gpus = {key: (n, g) for key, n, g in rows}
@@ -57,15 +63,15 @@ class DashboardState:
     def _feed_events(self, previous: float | None, now: float) -> None:
         assert self.replay is not None
         if previous is None:
-            self.event_feed.add(self.replay.events_until(now), recorded=True)
+            self.event_feed.add(plain_events(self.replay.events_until(now)), recorded=True)
         elif now > previous:
             self.source_events = self.replay.events_between(previous, now)
-            self.event_feed.add(self.source_events, recorded=True)
+            self.event_feed.add(plain_events(self.source_events), recorded=True)
         elif now < previous:
             self.event_feed.mark(f"↶ back to {time.strftime('%H:%M:%S', time.gmtime(now))}")
 
     def add_events(self, events: Sequence[Event]) -> None:
-        self.event_feed.add(list(events))
+        self.event_feed.add(plain_events(list(events)))
 
     # -- selection and filter --------------------------------------------------------------------
     def selected_gpu(self) -> tuple[NodeSnapshot | None, GpuSnapshot | None]:

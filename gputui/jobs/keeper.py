@@ -199,8 +199,18 @@ class Keeper:
         code = "" if ex.exit_code is None else f" (exit code {ex.exit_code})"
         return fields, job_event(_EVENT_OF[state], rec, ex.end_time, f"job {rec.id} {why}{code}")
 
+    def _ended_first(self, rec: JobRecord, ex: Exit) -> bool:
+        """Whether a job asked to stop (cancel, time limit) had already ended by itself: its wrapper recorded an
+        exit before the first signal was sent (or before any was: the queue's owner was stalled). Then the end
+        that happened first wins: COMPLETED or FAILED by its exit code, never a CANCELLED it did not get."""
+        if rec.stop_requested not in ("cancel", "timeout") or self.runner.kind != "local":
+            return False
+        if ex.exit_code is None or ex.note is not None:
+            return False  # no exit of its own recorded (or a signal ended it)
+        return rec.stop_time is None or ex.end_time < rec.stop_time
+
     def _finish_all(self, ended: Iterable[tuple[JobRecord, Exit]]) -> None:
-        pairs = list(ended)
+        pairs = [(replace(r, stop_requested=None) if self._ended_first(r, ex) else r, ex) for r, ex in ended]
         with self.store.write() as con:
             for rec, ex in pairs:
                 fields, event = self._end_fields(rec, ex)

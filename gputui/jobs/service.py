@@ -65,6 +65,8 @@ class JobService:
         self.cluster = cluster
         self.config = config or SchedulerConfig()
         self.user = user or current_user()
+        if hasattr(runner, "owner_uid"):
+            runner.owner_uid = self.user.uid  # a local runner runs only this user's rows
         self.wall = wall
         pid, start = self_stamp()
         self._me = process or Owner(pid, start, host_name())

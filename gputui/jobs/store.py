@@ -21,7 +21,7 @@ from gputui.jobs import job_rows
 from gputui.jobs.errors import StoreError, StoreFull, StoreLocked, StoreReadOnly
 from gputui.jobs.records import JobRecord
 from gputui.jobs.schema import DB_NAME, MIGRATIONS, SCHEMA_VERSION
-from gputui.statedir import FILE_MODE, create_private_file
+from gputui.statedir import FILE_MODE, check_private, create_private_file
 
 __all__ = ["DB_NAME", "JobStore", "Owner"]
 
@@ -42,6 +42,8 @@ class JobStore:
         self.path = Path(path)
         self.writes = 0  # own commits; PRAGMA data_version only counts other connections'
         self._lock = threading.RLock()
+        check_private(self.path.parent, "state directory")  # no other user may have put rows in it
+        check_private(self.path, "state database")
         try:
             if not self.path.exists():
                 os.close(create_private_file(self.path))
@@ -90,11 +92,32 @@ class JobStore:
             return StoreReadOnly(f"state database {self.path} is read-only; nothing was changed")
         if name.startswith(("SQLITE_NOTADB", "SQLITE_CORRUPT")):
             return StoreError(f"{self.path} is not a gputui state database or is damaged ({text}); move it away")
+        cause = self._cause()
+        if cause == "disk full":
+            return StoreFull(f"state database {self.path}: the disk is full; nothing was changed")
+        if cause == "read-only":
+            return StoreReadOnly(f"state database {self.path} is read-only; nothing was changed")
         if name.startswith("SQLITE_CANTOPEN"):
             return StoreError(f"cannot open state database {self.path}: {text}")
         if name.startswith("SQLITE_IOERR"):
             return StoreError(f"state database {self.path}: I/O error ({text}); nothing was changed")
         return StoreError(f"state database {self.path}: {text}")
+
+    def _cause(self) -> str | None:
+        """'disk full' or 'read-only' when the file system says so (SQLite may only say it cannot open a file or
+        had an I/O error)."""
+        try:
+            fs = os.statvfs(self.path.parent)
+        except OSError:
+            return None
+        if fs.f_flag & os.ST_RDONLY:
+            return "read-only"
+        if fs.f_bfree == 0 or (fs.f_bavail == 0 and os.geteuid() != 0):
+            return "disk full"
+        for p in (self.path.parent, self.path):
+            if p.exists() and not os.access(p, os.W_OK):
+                return "read-only"
+        return None
 
     # -- transactions ---------------------------------------------------------------------------
     @contextmanager

@@ -18,11 +18,12 @@ from gputui.core.plain_text import sanitise
 NA = Text("N/A", style="dim")
 
 
-def na(value: object, fmt: str = "{}") -> Text | str:
-    """The value formatted (a string sanitised), or a dim N/A when the source did not have it."""
+def na(value: object, fmt: str = "{}") -> Text:
+    """The value formatted (a string sanitised) as plain Text, never markup; a dim N/A when the source did not
+    have it."""
     if value is None:
         return NA
-    return fmt.format(sanitise(value) if isinstance(value, str) else value)
+    return Text(fmt.format(sanitise(value) if isinstance(value, str) else value))
 
 
 def on_off(value: bool | None) -> Text | str:
@@ -82,8 +83,9 @@ class _SmiTable(Table):
     def add_row(self, *cells: RenderableType | None, **kwargs: object) -> None:  # type: ignore[override]
         out: list[RenderableType | None] = []
         for col, cell in zip(self.columns, cells, strict=False):
-            if col.header in _FREE_TEXT and isinstance(cell, str):
-                cell = Text(cell, no_wrap=True, overflow="ellipsis")  # one line, cut with an ellipsis
+            if col.header in _FREE_TEXT and isinstance(cell, str | Text):
+                cell = Text(cell, no_wrap=True, overflow="ellipsis") if isinstance(cell, str) else cell.copy()
+                cell.no_wrap, cell.overflow = True, "ellipsis"  # one line, cut with an ellipsis
             elif isinstance(cell, str | Text):
                 width = cell.cell_len if isinstance(cell, Text) else len(cell)
                 col.min_width = max(col.min_width or 0, width)
@@ -200,6 +202,7 @@ def gpu_table(node: NodeSnapshot) -> Table:
 
 def mig_table(node: NodeSnapshot) -> Table | None:
     rows: list[tuple[Text | str, ...]] = []
+    notes: list[Text] = []  # the MIG UUIDs people copy, for when their column is left out
     for g in node.gpus:
         for gi in g.gpu_instances:
             placement = NA if gi.placement_start is None else f"{gi.placement_start}:{na(gi.placement_size)}"
@@ -232,6 +235,9 @@ def mig_table(node: NodeSnapshot) -> Table | None:
                         na(ci.mig_uuid),
                     )
                 )
+                if ci.mig_uuid is not None:
+                    r = rows[-1]
+                    notes.append(Text(f"GPU {r[0]} GI {r[1]} CI {r[2]}: {r[8]}"))
     empty_mig = [str(g.index) for g in node.gpus if g.mig_mode_current and not g.gpu_instances]
     if not rows and not empty_mig:
         return None
@@ -248,7 +254,7 @@ def mig_table(node: NodeSnapshot) -> Table | None:
         "MIG UUID",
         right=("GPU", "GI ID", "CI ID", "MIG Dev", "SM"),
     )
-    t.notes = [Text(f"GPU {r[0]} GI {r[1]} CI {r[2]}: {r[8]}") for r in rows if isinstance(r[8], str)]
+    t.notes = notes
     for r in rows:
         t.add_row(*r)
     for idx in empty_mig:

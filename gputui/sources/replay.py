@@ -112,7 +112,13 @@ class ReplaySource:
     def step(self, n: int = 1) -> ClusterSnapshot:
         """Move ``n`` frames (negative: back), stopping at either end; pauses playback."""
         self.playing = False
-        self.position = min(max(self.position + n, 0), self.frame_count - 1)
+        target = min(max(self.position + n, 0), self.frame_count - 1)
+        skip = getattr(self.store, "nearest_intact", None)
+        if skip is not None and n:
+            # Past a damaged stretch of a recording to the next frame that can be read (or stay put).
+            found = skip(target, 1 if n > 0 else -1)
+            target = found if found is not None else self.position
+        self.position = target
         return self.current()
 
     def seek(self, t: float) -> ClusterSnapshot:

@@ -24,6 +24,7 @@ from gputui.dashboard.replay import ReplayController, ReplayState
 from gputui.dashboard.state import DashboardState
 from gputui.resources import themes_dir
 from gputui.sources.base import Source
+from gputui.ui.dialogs.outcome_dialogs import notify_plain
 from gputui.ui.job_keys import JobKeys
 from gputui.ui.keymap import KeyMap
 from gputui.ui.messages import Fed, JobsOpened
@@ -187,7 +188,7 @@ class GputuiApp(App[None]):
         self.current_palette()
         self.theme_changed_signal.subscribe(self, self._on_theme_changed)
         for notice in self.notices:
-            self.notify(notice, title="gputui", severity="warning" if "theme file" in notice else "information")
+            notify_plain(self, notice, title="gputui", severity="warning" if "theme file" in notice else "information")
         if self.record_path is not None:
             self.record_keys.start(self.record_path)
         self.feed.start()
@@ -237,7 +238,7 @@ class GputuiApp(App[None]):
         """The one frame handler: a poll's frame (with the queue's tick), a failed poll, or a replay's history."""
         result = message.result
         if isinstance(result, PollFailed):
-            self.notify(result.error, severity="error", timeout=8)
+            notify_plain(self, result.error, severity="error", timeout=8)
             self.open_jobs_later()  # normally after the first frame, which a failing source may never give
         elif isinstance(result, HistoryRead):
             if result.generation == self.feed.generation:
@@ -365,7 +366,7 @@ class GputuiApp(App[None]):
 
     def action_sort(self) -> None:
         if (view := self.view_screen) is not None and (said := view.sort_next()) is not None:
-            self.notify(said, timeout=2)
+            notify_plain(self, said, timeout=2)
 
     def action_sort_reverse(self) -> None:
         if (view := self.view_screen) is not None:

@@ -34,6 +34,8 @@ class ReplayKeys:
 
     def show(self, move: ReplayMove | None) -> None:
         """Show the frame a replay control went to; after a jump, read the history before it again."""
+        for notice in self.controls.take_notices():
+            say(self.app, notice)
         if move is None:
             return
         if self.jobs.service is not None:

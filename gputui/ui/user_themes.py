@@ -10,11 +10,14 @@ reported in one line and skipped; it never stops the dashboard.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
+
+from gputui.core.numbers import cut, shown
 
 COLOUR_FIELDS = (
     "primary",
@@ -51,7 +54,7 @@ def _colour(field: str, value: object) -> str:
     try:
         Color.parse(value)
     except ColorParseError:
-        raise ThemeFileError(f"{field} = {value!r} is not a colour") from None
+        raise ThemeFileError(f"{field} = {shown(value)} is not a colour") from None
     return value
 
 
@@ -59,11 +62,12 @@ def theme_from_data(data: dict[str, object], default_name: str) -> Theme:
     """A Theme from a parsed file; raises ThemeFileError naming the first problem."""
     unknown = sorted(set(data) - set(COLOUR_FIELDS) - set(NUMBER_FIELDS) - set(OTHER_FIELDS))
     if unknown:
-        raise ThemeFileError(f"unknown key {unknown[0]!r} (a theme has {', '.join(COLOUR_FIELDS)}, dark, variables)")
+        known = ", ".join(COLOUR_FIELDS)
+        raise ThemeFileError(f"unknown key {shown(unknown[0])} (a theme has {known}, dark, variables)")
     if "primary" not in data:
         raise ThemeFileError("primary is missing (the one colour a theme needs)")
     name = data.get("name", default_name)
-    if not isinstance(name, str) or not name.strip() or any(c.isspace() for c in name.strip()):
+    if not isinstance(name, str) or not re.fullmatch(r"[\w.+-]{1,64}", name.strip()):  # no space, no control
         raise ThemeFileError('name must be one word, such as "solarized-dark"')
     kwargs: dict[str, object] = {f: _colour(f, data[f]) for f in COLOUR_FIELDS if f in data}
     for f in NUMBER_FIELDS:
@@ -78,7 +82,7 @@ def theme_from_data(data: dict[str, object], default_name: str) -> Theme:
     variables = data.get("variables", {})
     if not isinstance(variables, dict):
         raise ThemeFileError('[variables] must be a table of name = "colour"')
-    checked = {str(k): _colour(f"variables.{k}", v) for k, v in variables.items()}
+    checked = {str(k): _colour(f"variables.{cut(str(k))}", v) for k, v in variables.items()}
     return Theme(name=name.strip().lower(), dark=dark, variables=checked, **kwargs)  # type: ignore[arg-type]
 
 
@@ -94,7 +98,11 @@ def load_theme_file(path: Path) -> Theme:
     except UnicodeDecodeError:
         raise ThemeFileError("is not UTF-8 text") from None
     except tomllib.TOMLDecodeError as e:
-        raise ThemeFileError(f"is not valid TOML: {e}") from None
+        raise ThemeFileError(f"is not valid TOML: {cut(str(e), 120)}") from None
+    except ValueError as e:  # an integer of thousands of digits: Python's conversion limit
+        raise ThemeFileError(f"holds a number too large to read ({cut(str(e), 80)})") from None
+    except RecursionError:  # arrays or inline tables nested thousands deep
+        raise ThemeFileError("is nested too deeply to read") from None
     return theme_from_data(data, path.stem)
 
 
@@ -118,7 +126,7 @@ def load_user_themes(directory: Path | None = None, taken: Iterable[str] = ()) -
             problems.append(f"theme file {path}: {e}; skipped")
             continue
         if theme.name in names:
-            problems.append(f"theme file {path}: the name {theme.name!r} is taken; skipped")
+            problems.append(f"theme file {path}: the name {shown(theme.name)} is taken; skipped")
             continue
         names.add(theme.name)
         themes.append(theme)

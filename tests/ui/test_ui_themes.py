@@ -109,3 +109,26 @@ async def test_a_broken_theme_folder_never_stops_the_app(tmp_path: Path) -> None
         assert app.theme == "gputui-dark" and app.screen.query_one(OverviewTable).row_count == 6
         messages = [n.message for n in app._notifications]
         assert sum("theme file" in m for m in messages) == 2
+
+
+HOSTILE_THEMES = {
+    "deep-array.toml": "primary = '#FFF'\nx = " + "[" * 20000 + "]" * 20000 + "\n",
+    "deep-table.toml": "primary = '#FFF'\nx = " + "{a = " * 5000 + "1" + "}" * 5000 + "\n",
+    "huge-int.toml": "primary = '#FFF'\nluminosity_spread = " + "9" * 5000 + "\n",
+    "escape.toml": "name = \"x\\u001b]0;pwned\\u0007\"\nprimary = '#FFF'\n",
+}
+
+
+async def test_hostile_theme_files_are_reported_and_skipped(tmp_path: Path) -> None:
+    for name, text in HOSTILE_THEMES.items():
+        write(tmp_path, name, text)
+    themes, problems = load_user_themes(tmp_path)
+    assert themes == [] and len(problems) == len(HOSTILE_THEMES)
+    assert any("deep-array.toml: is nested too deeply" in p for p in problems)
+    assert any("huge-int.toml: holds a number too large" in p for p in problems)
+    app = create_app(replay(3), themes_path=tmp_path, poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert app.theme == "gputui-dark"
+        messages = [n.message for n in app._notifications if "theme file" in n.message]
+        assert len(messages) == len(HOSTILE_THEMES) and not any("\x1b" in m for m in messages)

@@ -41,7 +41,7 @@ def test_state_dir_and_database_files_are_private(monkeypatch, tmp_path) -> None
         loose.mkdir(mode=0o755)
         monkeypatch.setenv("GPUTUI_STATE_DIR", str(loose))
         d = state_dir()
-        assert mode(d) == 0o700  # an existing directory of ours is tightened
+        assert mode(d) == 0o700  # an existing directory of ours that only others can read is tightened
         store = JobStore(d / "jobs.db")
         svc = sim_service(d)  # a second connection: WAL and shared-memory files exist while both are open
         svc.tick(machine())

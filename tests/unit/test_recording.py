@@ -93,7 +93,7 @@ def test_a_crash_mid_frame_loses_only_that_frame(tmp_path: Path, cut: int) -> No
     assert [r.frame(i) for i in range(24)] == snaps[:24]
 
 
-def test_a_damaged_record_ends_the_readable_part(tmp_path: Path) -> None:
+def test_a_damaged_record_is_skipped_to_the_next_keyframe(tmp_path: Path) -> None:
     snaps = frames(20)
     path = tmp_path / "r.gtrec"
     write(path, snaps, close=False)
@@ -101,8 +101,11 @@ def test_a_damaged_record_ends_the_readable_part(tmp_path: Path) -> None:
     data[len(data) // 2] ^= 0xFF  # flip a byte in the middle
     path.write_bytes(bytes(data))
     r = RecordingReader(path)
-    assert 0 < r.frame_count < 20
-    assert [r.frame(i) for i in range(r.frame_count)] == snaps[: r.frame_count]
+    assert 0 < r.frame_count < 20 and len(r.damage) == 1 and r.damaged
+    got = [r.frame(i) for i in range(r.frame_count)]
+    lost = r.damage[0].frame
+    assert got == snaps[:lost] + snaps[20 - (r.frame_count - lost) :]  # before the damage, and from a keyframe on
+    assert f"frame {lost}" in r.warnings[0]
 
 
 def test_appending_after_a_clean_close_and_after_a_crash(tmp_path: Path) -> None:

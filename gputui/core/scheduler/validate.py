@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from gputui.core.numbers import cut, shown
 from gputui.core.scheduler.errors import RequestError
 from gputui.core.scheduler.mig import placeable
 from gputui.core.scheduler.place.host import ALL_MEMORY, host_need
@@ -108,7 +109,7 @@ def _check_host(state: ClusterState, cap: StaticCapacity, req: JobRequest) -> No
 def check(state: ClusterState, cap: StaticCapacity, req: JobRequest) -> None:
     """Raise :class:`RequestError` if ``req`` could not run even on an idle cluster."""
     if req.constraint and not constraint_mask(state, req.constraint):
-        raise RequestError(f"--constraint: no node has {'|'.join('&'.join(a) for a in req.constraint)}")
+        raise RequestError(f"--constraint: no node has {cut('|'.join('&'.join(a) for a in req.constraint))}")
     _check_host(state, cap, req)
     if req.kind == "shard":
         if cap.shards_max == 0:
@@ -120,13 +121,13 @@ def check(state: ClusterState, cap: StaticCapacity, req: JobRequest) -> None:
     for opt, names in (("--nodelist", req.nodelist), ("--exclude", req.exclude)):
         for n in names:
             if n not in state.by_name:
-                raise RequestError(f"{opt}: no node named {n}")
+                raise RequestError(f"{opt}: no node named {cut(n)}")
     n_nodes = req.node_count or 1
     if n_nodes > cap.nodes - len(req.exclude):
         raise RequestError(f"--nodes={n_nodes}: only {cap.nodes - len(req.exclude)} nodes may be used")
     tag = (req.gpu_type or "*").lower()
     if req.kind in ("count", "mps", "shard", "milli") and tag not in cap.per_tag_max:
-        raise RequestError(f"--gpus: no node has GPU type {req.gpu_type!r}")
+        raise RequestError(f"--gpus: no node has GPU type {shown(req.gpu_type or '*')}")
     if req.kind == "count":
         if req.gpus_per_node is not None and req.gpus_per_node > cap.per_tag_max.get(tag, 0):
             kind = f"{req.gpu_type} " if req.gpu_type else ""

@@ -7,6 +7,7 @@ gputui adopts the processes still running (same pid and same start time) or read
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import signal
@@ -22,7 +23,7 @@ from gputui.jobs.errors import JobError
 from gputui.jobs.procstat import host_name, is_alive, read_stat, start_ticks
 from gputui.jobs.records import JobRecord
 from gputui.jobs.runners.base import Exit, Launch
-from gputui.jobs.runners.wrapper import EXIT_FILE, WRAPPER_FILE, read_json
+from gputui.jobs.runners.wrapper import EXIT_FILE, RESERVE_FILE, WRAPPER_FILE, read_json
 from gputui.jobs.submission import interpreter
 from gputui.statedir import create_private_file, make_private_dir, write_private_file
 
@@ -38,6 +39,7 @@ _SCRUB = ("CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", "CUDA_MPS_ACTIVE_THREAD_
 
 VANISHED_OFFLINE = "process vanished while gputui was not running"
 VANISHED = "process vanished without an exit record"
+DISK_FULL = "state unknown: disk full (the job's exit could not be recorded)"
 
 
 def job_environment(base: dict[str, str], node_env: dict[str, str], rec: JobRecord) -> dict[str, str]:
@@ -68,6 +70,7 @@ class LocalRunner:
         self.base_env = base_env
         self.wall = wall
         self.host = host_name()
+        self.owner_uid = os.geteuid()  # the job service sets its user's uid: only that user's rows are run
         self._children: dict[int, subprocess.Popen[bytes]] = {}
         self._seen_alive: set[int] = set()
         self._killed: set[int] = set()
@@ -109,8 +112,13 @@ class LocalRunner:
         return [*interpreter(rec.script), str(script), *rec.command]
 
     def start(self, rec: JobRecord, env: dict[str, str]) -> Launch:
+        if rec.uid != self.owner_uid:
+            # A row written by another user (who could write the store) is never run as this one.
+            raise PermissionError(
+                errno.EPERM, f"submitted by uid {rec.uid}, not by the store's owner (uid {self.owner_uid}); not run"
+            )
         job_dir = make_private_dir(self.job_dir(rec.id))
-        for stale in (EXIT_FILE, WRAPPER_FILE):  # from an earlier run of a requeued job
+        for stale in (EXIT_FILE, WRAPPER_FILE, RESERVE_FILE):  # from an earlier run of a requeued job
             (job_dir / stale).unlink(missing_ok=True)
         out, err = job_dir / "stdout.log", job_dir / "stderr.log"
         argv = self._argv(rec, job_dir)
@@ -159,6 +167,8 @@ class LocalRunner:
                 return None
             del self._children[rec.id]
             ended = self._exit_record(rec)
+            if ended is None and self._kill_note(rec) is None and self._disk_full(rec):
+                return Exit(self.wall(), None, DISK_FULL)
             if ended is None:
                 sig = -rc if rc < 0 else None
                 code = 128 + sig if sig is not None else rc
@@ -172,8 +182,17 @@ class LocalRunner:
         ended = self._exit_record(rec)
         if ended is not None:
             return ended
+        if self._kill_note(rec) is None and self._disk_full(rec):
+            return Exit(self.wall(), None, DISK_FULL)
         note = self._kill_note(rec) or (VANISHED if rec.id in self._seen_alive else VANISHED_OFFLINE)
         return Exit(self.wall(), 137 if rec.id in self._killed else None, note)
+
+    def _disk_full(self, rec: JobRecord) -> bool:
+        try:
+            fs = os.statvfs(self.job_dir(rec.id))
+        except OSError:
+            return False
+        return fs.f_bavail == 0 or fs.f_bfree == 0
 
     def _kill_note(self, rec: JobRecord) -> str | None:
         if rec.id in self._killed:

@@ -8,6 +8,7 @@ wrapper only notes them and keeps waiting, so that it can record how the command
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -21,11 +22,34 @@ from gputui.statedir import write_private_file
 
 WRAPPER_FILE = "wrapper.json"
 EXIT_FILE = "exit.json"
+RESERVE_FILE = "exit.reserve"  # written before the job runs: room for its exit on a disk that fills meanwhile
+RESERVE_BYTES = 1024
+
+
+def reserve_exit(job_dir: Path) -> None:
+    """Claim the disk space the exit record needs while there is some (best effort)."""
+    with contextlib.suppress(OSError):
+        write_private_file(job_dir / RESERVE_FILE, b" " * RESERVE_BYTES)
 
 
 def write_exit(job_dir: Path, code: int, sig: int | None, error: str | None = None) -> None:
+    """Record the exit atomically; on a full disk, into the space reserved at the start (written in place,
+    then renamed: neither needs a new block), so that a successful job is not recorded as failed."""
     record = {"exit_code": code, "signal": sig, "end_time": time.time(), "error": error}
-    write_private_file(job_dir / EXIT_FILE, json.dumps(record).encode())
+    data = json.dumps(record).encode()
+    try:
+        write_private_file(job_dir / EXIT_FILE, data)
+        (job_dir / RESERVE_FILE).unlink(missing_ok=True)
+        return
+    except OSError:
+        if len(data) > RESERVE_BYTES:
+            raise
+    with open(job_dir / RESERVE_FILE, "r+b") as f:
+        f.write(data.ljust(RESERVE_BYTES))
+        f.truncate(len(data))
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(job_dir / RESERVE_FILE, job_dir / EXIT_FILE)
 
 
 def read_json(path: Path) -> dict | None:
@@ -40,6 +64,7 @@ def read_json(path: Path) -> dict | None:
 def run(job_dir: Path, argv: list[str]) -> int:
     pid = os.getpid()
     write_private_file(job_dir / WRAPPER_FILE, json.dumps({"pid": pid, "start": start_ticks(pid)}).encode())
+    reserve_exit(job_dir)
     received: list[int] = []
     for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         # a Python handler (not SIG_IGN) so that the command starts with the default disposition again
@@ -55,7 +80,8 @@ def run(job_dir: Path, argv: list[str]) -> int:
     rc = child.wait()
     sig = -rc if rc < 0 else None
     code = 128 + sig if sig is not None else rc
-    write_exit(job_dir, code, sig)
+    with contextlib.suppress(OSError):  # not even the reserve: the runner says the state is unknown
+        write_exit(job_dir, code, sig)
     return code
 
 

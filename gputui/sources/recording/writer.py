@@ -24,8 +24,8 @@ from gputui.sources.recording.fileformat import (
     pack_record,
     read_header,
     read_trailer_index,
-    scan_index,
 )
+from gputui.sources.recording.scan import scan_file
 
 DEFAULT_KEYFRAME_INTERVAL = 300
 
@@ -51,24 +51,44 @@ class RecordingWriter:
         self._table = delta.PathTable()
         self._prev: dict[str, Any] | None = None
         self._since_key = 0
+        self._closed = True  # until the file is open
         if self.path.exists() and self.path.stat().st_size > 0:
             self._f, self.index = self._reopen()
         else:
             fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            self._f = os.fdopen(fd, "wb")
-            self._f.write(header_bytes(meta or {}))
-            self._f.flush()
+            self._f = os.fdopen(fd, "wb", buffering=0)
+            try:
+                self._write_all(header_bytes(meta or {}))
+            except OSError:
+                self._f.close()
+                raise
             self.index = RecordingIndex(0, [], [], self._f.tell(), None, clean=False)
         self._closed = False
 
     def _reopen(self) -> tuple[Any, RecordingIndex]:
+        """Open an existing recording to append after its last intact record. Everything is decided before the
+        file is touched: only an old index and a torn tail (a record cut short by a crash) may be cut; a file
+        with a damaged record after its last intact one is refused and left exactly as it was."""
+        name = str(self.path)
         with open(self.path, "rb") as f:
-            data = f.read()
-            _, first = read_header(data, str(self.path))
-            size = len(data)
-            index = read_trailer_index(f, size, first) or scan_index(data, first)
-        f2 = open(self.path, "r+b")  # noqa: SIM115 - kept open for appending
-        f2.truncate(index.data_end)  # drop the old index and any torn record
+            _, first = read_header(f.read(64 * 1024), name)
+            size = os.fstat(f.fileno()).st_size
+            index = read_trailer_index(f, size, first)
+            if index is None:
+                scan = scan_file(f, first)
+                index = scan.index
+                beyond = [d for d in scan.damage if d.offset >= index.data_end]
+                if beyond:
+                    d = beyond[0]
+                    raise RecordingError(
+                        f"{name}: damaged record at frame {d.frame} (byte {d.offset}: {d.why}); appending would "
+                        f"cut the {size - index.data_end} bytes after its last intact frame, so the file is left "
+                        "untouched: record into another file"
+                    )
+                if index.frame_count == 0 and not index.events and index.data_end < size and not scan.torn:
+                    raise RecordingError(f"{name}: no intact record; the file is left untouched")
+        f2 = open(self.path, "r+b", buffering=0)  # noqa: SIM115 - kept open for appending
+        f2.truncate(index.data_end)  # drop the old index and a torn tail, nothing else
         f2.seek(index.data_end)
         index.clean = False
         return f2, index
@@ -77,10 +97,25 @@ class RecordingWriter:
     def frame_count(self) -> int:
         return self.index.frame_count
 
+    def _write_all(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            n = self._f.write(view)
+            view = view[n or 0 :]
+
     def _write(self, kind: bytes, timestamp: float, payload: bytes) -> int:
+        """Append one record; on a write error (a full disk) the part written is cut off again, so that the file
+        still ends at a whole record, and the error is raised."""
         offset = self._f.tell()
-        self._f.write(pack_record(kind, timestamp, payload))
-        self._f.flush()
+        try:
+            self._write_all(pack_record(kind, timestamp, payload))
+        except OSError:
+            try:
+                self._f.truncate(offset)
+                self._f.seek(offset)
+            except OSError:
+                pass  # the torn record stays: a reader stops before it
+            raise
         return offset
 
     def append(self, snap: ClusterSnapshot) -> None:
@@ -116,10 +151,12 @@ class RecordingWriter:
         if self._closed:
             return
         self._closed = True
-        x_offset = self._write(INDEX, self.index.end_time or 0.0, self.index.to_payload())
-        self._write(TRAILER, 0.0, struct.pack("<Q", x_offset))
-        os.fsync(self._f.fileno())
-        self._f.close()
+        try:
+            x_offset = self._write(INDEX, self.index.end_time or 0.0, self.index.to_payload())
+            self._write(TRAILER, 0.0, struct.pack("<Q", x_offset))
+            os.fsync(self._f.fileno())
+        finally:
+            self._f.close()  # without its index the file is still read, by a scan
 
     def __enter__(self) -> RecordingWriter:
         return self

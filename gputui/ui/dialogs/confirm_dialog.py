@@ -9,6 +9,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from gputui.core.plain_text import sanitise_block
+
 
 class ConfirmDialog(ModalScreen[bool]):
     """Asks one question; dismisses with True only for the "yes" button (or y)."""
@@ -31,7 +33,8 @@ class ConfirmDialog(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog-box"):
             yield Static(Text(self._title, style="bold"), classes="dialog-title")
-            yield Static(self._body, classes="dialog-body")
+            body = self._body if isinstance(self._body, Text) else Text(sanitise_block(self._body))
+            yield Static(body, classes="dialog-body")
             with Horizontal(classes="dialog-buttons"):
                 yield Button(self._no, id="confirm-no", variant="primary")
                 yield Button(self._yes, id="confirm-yes", variant="error")

@@ -7,19 +7,26 @@ from typing import Any
 from rich.text import Text
 from textual.app import App
 
+from gputui.core.plain_text import sanitise, sanitise_block
 from gputui.dashboard.outcomes import Choice, Confirm, Notice, Pieces, Prompt
 
 
 def pieces_text(pieces: Pieces) -> Text:
-    return Text.assemble(*pieces)
+    """A dialog's body as plain Text: each piece sanitised (it may hold a job's name), never parsed as markup."""
+    return Text.assemble(*(sanitise(p) if isinstance(p, str) else (sanitise(p[0]), *p[1:]) for p in pieces))
+
+
+def notify_plain(app: App[Any], text: str, **kwargs: Any) -> None:
+    """A toast whose text is shown as typed: sanitised and not parsed as Textual markup."""
+    app.notify(sanitise_block(text), markup=False, **kwargs)
 
 
 def say(app: App[Any], notice: Notice | None) -> None:
     if notice is not None:
         if notice.timeout is None:
-            app.notify(notice.text, title=notice.title, severity=notice.severity)
+            notify_plain(app, notice.text, title=notice.title, severity=notice.severity)
         else:
-            app.notify(notice.text, title=notice.title, severity=notice.severity, timeout=notice.timeout)
+            notify_plain(app, notice.text, title=notice.title, severity=notice.severity, timeout=notice.timeout)
 
 
 async def ask(app: App[Any], question: Confirm | Choice | Prompt) -> Any:

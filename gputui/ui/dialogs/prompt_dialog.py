@@ -11,6 +11,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from gputui.core.plain_text import sanitise_block
+
 #: Returns the problem with a typed value in one line, or None when it is fine.
 Check = Callable[[str], "str | None"]
 
@@ -30,7 +32,7 @@ class PromptDialog(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog-box"):
             yield Static(Text(self._title, style="bold"), classes="dialog-title")
-            yield Static(self._label, classes="dialog-body")
+            yield Static(Text(sanitise_block(self._label)), classes="dialog-body")
             yield Input(self._value, id="prompt-input", classes="compact")
             yield Static("", id="prompt-error", classes="field-error")
             yield Static(Text("Enter: OK · Esc: cancel", style="dim"), classes="dialog-hint")
@@ -44,7 +46,7 @@ class PromptDialog(ModalScreen[str | None]):
 
     def _show(self, problem: str | None) -> None:
         err = self.query_one("#prompt-error", Static)
-        err.update(problem or "")
+        err.update(Text(sanitise_block(problem or "")))
         err.display = bool(problem)
 
     def on_input_changed(self, event: Input.Changed) -> None:

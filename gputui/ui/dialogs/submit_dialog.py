@@ -18,6 +18,7 @@ from textual.timer import Timer
 from textual.widgets import Button, ContentSwitcher, Input, Static, Tab, Tabs
 
 from gputui.core.errors import GputuiError
+from gputui.core.plain_text import sanitise_block
 from gputui.core.scheduler.errors import RequestError
 from gputui.core.scheduler.parse.options import tokenize
 from gputui.dashboard.jobs import JobChange, JobsController
@@ -188,7 +189,7 @@ class SubmitDialog(ModalScreen[JobChange | None]):
             if self._shown_problems.get(box_id, "") != text:
                 self._shown_problems[box_id] = text
                 box = self.query_one(f"#{box_id}", Static)
-                box.update(text)
+                box.update(Text(sanitise_block(text)))  # a problem may quote what was typed: never markup
                 box.display = bool(text)
         for name in (*FIELD_NAMES, "line"):
             self.query_one(f"#f-{name}", Input).set_class(name in self.problems, "-problem")
@@ -216,14 +217,14 @@ class SubmitDialog(ModalScreen[JobChange | None]):
         if self.preview is not None:
             pv = self.preview
             t.append("▶ " if pv.starts_now else "⏸ ", style=p.free if pv.starts_now else p.warn)
-            t.append(pv.text, style=p.text)
+            t.append(sanitise_block(pv.text), style=p.text)
             if pv.reservation_time is not None and not pv.starts_now:
                 t.append(f"\n  starts by {time_text(pv.reservation_time, pv.reservation_time)} at the latest",
                          style=p.muted)  # fmt: skip
             for w in pv.warnings:
-                t.append(f"\n  ⚠ {w}", style=p.warn)
+                t.append(f"\n  ⚠ {sanitise_block(w)}", style=p.warn)
         elif self.preview_error is not None:
-            t.append(f"✖ {self.preview_error}", style=p.lost)
+            t.append(f"✖ {sanitise_block(self.preview_error)}", style=p.lost)
         elif pending:
             t.append("… looking where it would land", style=p.muted)
         elif self.problems:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from gputui.core.plain_text import sanitise, sanitise_lines
 from gputui.jobs.describe import clock_text, limit_text
 from gputui.jobs.views import JobDetail
 from gputui.ui.palette import PLAIN, Palette
@@ -14,15 +15,15 @@ LABEL_WIDTH = 11
 
 def _line(t: Text, label: str, value: str | Text, p: Palette) -> None:
     t.append(f"\n{label:<{LABEL_WIDTH}}", style=p.muted)
-    t.append_text(value if isinstance(value, Text) else Text(value, style=p.text))
+    t.append_text(value if isinstance(value, Text) else Text(sanitise(value), style=p.text))
 
 
 def _block(t: Text, title: str, body: str, p: Palette, empty: str) -> None:
-    t.append(f"\n\n{title}", style="bold")
+    t.append(f"\n\n{sanitise(title)}", style="bold")
     if not body.strip():
         t.append(f"\n  {empty}", style=p.na)
         return
-    for line in body.splitlines():
+    for line in sanitise_lines(body.rstrip("\n")):
         t.append(f"\n  {line}", style=p.text)
 
 
@@ -35,26 +36,29 @@ RUNS = {
 
 
 def render_job_detail(detail: JobDetail | None, now: float, p: Palette = PLAIN) -> Text:
-    """Every field a user may want of one job; ``None`` gives the empty state."""
+    """Every field a user may want of one job; ``None`` gives the empty state. Each string from the job (its
+    name, user, options, command, environment, output) is sanitised here, where it enters rendering."""
     if detail is None:
         return Text("No job selected: submit one with s, or move the cursor onto a job.", style=p.muted)
     r = detail.record
-    t = Text.assemble((f"Job {r.id}", "bold"), "  ", (r.display_name, p.text), "  ", (r.user, p.muted), "  ")
+    t = Text.assemble(
+        (f"Job {r.id}", "bold"), "  ", (sanitise(r.display_name), p.text), "  ", (sanitise(r.user), p.muted), "  "
+    )
     t.append(r.state, style=state_style(r.state, p))  # type: ignore[arg-type]
-    reason = detail.reason if detail.reason not in ("", "None") else ""
+    reason = sanitise(detail.reason) if detail.reason not in ("", "None") else ""
     if detail.explanation or reason:
         _line(t, "Why", detail.explanation or f"waiting: {reason}", p)
         if reason and detail.explanation:
             t.append(f"  (Slurm's reason: {reason})", style=p.warn)
-    _line(t, "Queue", RUNS.get(r.runner, r.runner), p)
+    _line(t, "Queue", RUNS.get(r.runner, sanitise(r.runner)), p)
     _line(t, "Request", r.request.describe(), p)
     _line(t, "Options", r.options or "(none)", p)
     _line(t, "Command", r.command_text or "(none)", p)
     if r.cwd:
         _line(t, "Directory", r.cwd, p)
-    alloc = Text(r.allocation_text or "none yet", style=p.text if r.allocation_text else p.na)
+    alloc = Text(sanitise(r.allocation_text) or "none yet", style=p.text if r.allocation_text else p.na)
     if r.allocation is not None and len(r.allocation.nodes) > 1:
-        alloc.append(f"  ({r.nodelist})", style=p.muted)
+        alloc.append(f"  ({sanitise(r.nodelist)})", style=p.muted)
     _line(t, "Allocation", alloc, p)
     times = [f"submitted {time_text(r.submit_time, now)}"]
     if r.start_time is not None:
@@ -68,7 +72,7 @@ def render_job_detail(detail: JobDetail | None, now: float, p: Palette = PLAIN) 
     if r.exit_code is not None:
         ending.append(f"exit code {r.exit_code}")
     if r.end_reason:
-        ending.append(r.end_reason)
+        ending.append(sanitise(r.end_reason))
     if ending:
         _line(t, "Ended", Text("; ".join(ending), style=p.lost if r.state == "FAILED" else p.text), p)
     _line(t, "Priority", str(r.priority), p)

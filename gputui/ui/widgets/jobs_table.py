@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual import events
 
+from gputui.core.plain_text import sanitise
 from gputui.jobs.describe import clock_text
 from gputui.jobs.records import CANCELLED, COMPLETED, FAILED, PENDING, RUNNING, JobRecord
 from gputui.ui.palette import PLAIN, Palette
@@ -64,17 +65,36 @@ def job_row(rec: JobRecord, now: float) -> JobRow:
     else:
         reason = f"stopping: {rec.stop_requested}" if rec.stop_requested else ""
     return JobRow(
-        id=rec.id, name=rec.display_name, user=rec.user, state=rec.state, reason=reason,
-        granularity=rec.granularity, allocation=rec.allocation_text, submit_time=rec.submit_time,
+        id=rec.id, name=sanitise(rec.display_name), user=sanitise(rec.user), state=rec.state, reason=sanitise(reason),
+        granularity=rec.granularity, allocation=sanitise(rec.allocation_text), submit_time=rec.submit_time,
         start_time=rec.start_time, elapsed=int(rec.elapsed(now)), end_time=rec.end_time,
     )  # fmt: skip
 
 
-def job_rows(records: Iterable[JobRecord], now: float, state_filter: str = "all", text: str = "") -> list[JobRow]:
-    """Rows for the table, filtered: pending and running jobs by id first, then finished ones newest first."""
+RowCache = dict[int, tuple[JobRecord, JobRow]]
+
+
+def _cached_row(rec: JobRecord, now: float, cache: RowCache) -> JobRow:
+    """``job_row``, kept for a record that has not changed: only a running job's row moves with the clock."""
+    hit = cache.get(rec.id)
+    if hit is not None and hit[0] is rec and not rec.running:
+        return hit[1]
+    row = job_row(rec, now)
+    cache[rec.id] = (rec, row)
+    return row
+
+
+def job_rows(
+    records: Iterable[JobRecord], now: float, state_filter: str = "all", text: str = "", cache: RowCache | None = None
+) -> list[JobRow]:
+    """Rows for the table, filtered: pending and running jobs by id first, then finished ones newest first.
+    With ``cache`` (kept by the caller between calls) an unchanged record's row is not made again."""
     states = STATE_FILTERS[state_filter]
     needle = text.strip().lower()
-    rows = [job_row(r, now) for r in records if r.state in states]
+    if cache is None:
+        rows = [job_row(r, now) for r in records if r.state in states]
+    else:
+        rows = [_cached_row(r, now, cache) for r in records if r.state in states]
     if needle:
         rows = [r for r in rows if r.matches(needle)]
     active = sorted((r for r in rows if r.state in (PENDING, RUNNING)), key=lambda r: r.id)

@@ -26,7 +26,7 @@ from gputui.jobs.views import JobDetail
 from gputui.ui.palette import PLAIN, Palette
 from gputui.ui.render.text_panel import TextPanel
 from gputui.ui.widgets.job_detail import render_job_detail
-from gputui.ui.widgets.jobs_table import STATE_FILTERS, JobsTable, job_rows
+from gputui.ui.widgets.jobs_table import STATE_FILTERS, JobsTable, RowCache, job_rows
 
 #: how often (seconds) the detail of an active job is fetched again while nothing else about it changes
 DETAIL_REFRESH_S = 5.0
@@ -59,6 +59,8 @@ class JobsView(Vertical):
         self._wanted: int | None = None
         self._wanted_at = 0.0  # monotonic time the detail was last asked for
         self._loaded = False
+        self._shown_records: Sequence[JobRecord] | None = None
+        self._row_cache: RowCache = {}
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="jobs-bar"):
@@ -90,10 +92,13 @@ class JobsView(Vertical):
     # -- data pushed in ------------------------------------------------------------------------
     def show_jobs(self, records: Sequence[JobRecord], now: float) -> None:
         """Show these jobs (the app's list: active ones and the recent finished ones) at queue time ``now``."""
-        self.records = {r.id: r for r in records}
-        self.now = now
-        self._loaded = True
-        self._refresh_rows()
+        same = records is self._shown_records and now == self.now and self._loaded
+        self._shown_records = records
+        if not same:  # the same list at the same moment (a poll shows it twice): nothing to redraw
+            self.records = {r.id: r for r in records}
+            self.now = now
+            self._loaded = True
+            self._refresh_rows()
         if self.detail is not None and self.detail.record.id in self.records:
             fresh = self.records[self.detail.record.id]
             if fresh != self.detail.record:
@@ -129,7 +134,9 @@ class JobsView(Vertical):
             self._refresh_rows()
 
     def _refresh_rows(self) -> None:
-        rows = job_rows(self.records.values(), self.now, self.state_filter, self.filter_text)
+        if len(self._row_cache) > 2 * len(self.records) + 1000:
+            self._row_cache = {}  # forget the rows of jobs no longer listed
+        rows = job_rows(self.records.values(), self.now, self.state_filter, self.filter_text, self._row_cache)
         self.table.show(rows, self.now)
         self._show_summary()
         self._want(self._selected_id())

@@ -8,6 +8,7 @@ from functools import cache
 
 from gputui.core.index_ranges import index_range
 from gputui.core.mig_profiles import load_models, normalise_profile_name
+from gputui.core.numbers import shown, too_long
 from gputui.core.scheduler.errors import RequestError
 
 _TYPE = re.compile(r"^[A-Za-z0-9_.+\-]+$")
@@ -34,7 +35,9 @@ def known_profiles() -> frozenset[str]:
 
 def _count(text: str, option: str) -> int:
     if not re.fullmatch(r"[+-]?\d+", text.strip()):
-        raise RequestError(f"{option}: count {text!r} is not a whole number")
+        raise RequestError(f"{option}: count {shown(text)} is not a whole number")
+    if too_long(text.strip()):
+        raise RequestError(f"{option}: count {shown(text.strip())} is too large")
     n = int(text)
     if n <= 0:
         raise RequestError(f"{option}: count must be at least 1, not {n}")
@@ -45,11 +48,11 @@ def _count(text: str, option: str) -> int:
 
 def _typed(type_text: str, count: int, option: str) -> GpuItem:
     if not _TYPE.match(type_text):
-        raise RequestError(f"{option}: bad GPU type {type_text!r}")
+        raise RequestError(f"{option}: bad GPU type {shown(type_text)}")
     if type_text.lower().startswith("mig-") or _PROFILE.search(type_text):
         profile = normalise_profile_name(type_text)
         if profile not in known_profiles():
-            raise RequestError(f"{option}: unknown MIG profile {type_text!r}")
+            raise RequestError(f"{option}: unknown MIG profile {shown(type_text)}")
         m = _PROFILE.search(type_text)
         head = type_text[: m.start()] if m else ""
         prefix = re.sub(r"^mig$", "", head, flags=re.IGNORECASE).strip("_-")
@@ -61,13 +64,13 @@ def parse_gpu_spec(text: str, option: str) -> GpuItem:
     """A ``--gpus`` / ``--gpus-per-node`` value: ``N`` or ``TYPE:N`` (TYPE may be a MIG profile)."""
     t = text.strip()
     if "," in t:
-        raise RequestError(f"{option}: several GPU types in one request are not supported ({text!r})")
+        raise RequestError(f"{option}: several GPU types in one request are not supported ({shown(text)})")
     parts = t.split(":")
     if len(parts) == 1:
         return GpuItem("gpu", _count(parts[0], option))
     if len(parts) == 2:
         return _typed(parts[0], _count(parts[1], option), option)
-    raise RequestError(f"{option}: expected N or TYPE:N, got {text!r}")
+    raise RequestError(f"{option}: expected N or TYPE:N, got {shown(text)}")
 
 
 def _int_list(items: list[str], option: str) -> tuple[int, ...]:
@@ -75,9 +78,9 @@ def _int_list(items: list[str], option: str) -> tuple[int, ...]:
     for it in items:
         indices = index_range(it, 1024)
         if indices is None:
-            raise RequestError(f"{option}: bad GPU index {it!r}")
+            raise RequestError(f"{option}: bad GPU index {shown(it)}")
         if not indices:
-            raise RequestError(f"{option}: bad GPU index range {it!r}")
+            raise RequestError(f"{option}: bad GPU index range {shown(it)}")
         ids.extend(indices)
     if len(set(ids)) != len(ids):
         raise RequestError(f"{option}: GPU index listed twice")
@@ -93,7 +96,7 @@ def parse_gres(text: str, option: str = "--gres") -> list[GpuItem]:
     """A ``--gres`` value: ``gpu[:TYPE][:N]``, ``gpu:I,J`` (indices), ``gpu/MIG-1g.10gb:N``, ``mps:N``, comma lists."""
     pieces = [p.strip() for p in text.split(",")]
     if not text.strip() or any(not p for p in pieces):
-        raise RequestError(f"{option}: empty item in {text!r}")
+        raise RequestError(f"{option}: empty item in {shown(text)}")
     items: list[GpuItem] = []
     i = 0
     while i < len(pieces):
@@ -102,7 +105,7 @@ def parse_gres(text: str, option: str = "--gres") -> list[GpuItem]:
         if "/" in name:  # gpu/MIG-1g.10gb[:N]
             base, _, sub = name.partition("/")
             if base.lower() != "gpu" or not sub:
-                raise RequestError(f"{option}: unknown resource {name!r}")
+                raise RequestError(f"{option}: unknown resource {shown(name)}")
             rest = f"{sub}:{rest}" if rest else sub
             name = "gpu"
         name = name.lower()
@@ -133,8 +136,8 @@ def parse_gres(text: str, option: str = "--gres") -> list[GpuItem]:
             elif len(fields) == 2:
                 items.append(_typed(fields[0], _count(fields[1], option), option))
             else:
-                raise RequestError(f"{option}: expected gpu[:TYPE][:N], got {p!r}")
+                raise RequestError(f"{option}: expected gpu[:TYPE][:N], got {shown(p)}")
         else:
-            raise RequestError(f"{option}: unsupported resource {name!r} (gpu, mps and shard are supported)")
+            raise RequestError(f"{option}: unsupported resource {shown(name)} (gpu, mps and shard are supported)")
         i += 1
     return items

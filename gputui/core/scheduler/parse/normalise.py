@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from gputui.core.numbers import shown
 from gputui.core.scheduler.errors import RequestError
 from gputui.core.scheduler.parse.gres import GpuItem
 from gputui.core.scheduler.request import JobRequest
@@ -50,7 +51,7 @@ def _mps_env(raw: RawOptions) -> int | None:
     if v is None:
         return None
     if not re.fullmatch(r"\d{1,3}", v.strip()) or not 1 <= int(v) <= 100:
-        raise RequestError(f"{MPS_PERCENT_VAR}: {v!r} is not a percentage from 1 to 100")
+        raise RequestError(f"{MPS_PERCENT_VAR}: {shown(v)} is not a percentage from 1 to 100")
     return int(v)
 
 

@@ -10,6 +10,7 @@ import re
 import shlex
 from collections.abc import Sequence
 
+from gputui.core.numbers import cut, shown
 from gputui.core.scheduler.errors import RequestError
 from gputui.core.scheduler.parse.gres import parse_gpu_ids, parse_gpu_spec, parse_gres
 from gputui.core.scheduler.parse.hostlist import expand_hostlist
@@ -48,16 +49,23 @@ def tokenize(text: str) -> list[str]:
         raise RequestError(f"cannot split options: {e}") from None
 
 
+MAX_MIB = 1 << 40  # 1 EiB in MiB: more than any node has, far from the store's integer limit
+
+
 def mem_mib(text: str, option: str, zero_ok: bool = False) -> int:
     m = re.fullmatch(r"(\d{1,12})([KMGT]?)B?", text.strip(), re.IGNORECASE)
+    if not m and re.fullmatch(r"\d{13,}[KMGT]?B?", text.strip(), re.IGNORECASE):
+        raise RequestError(f"{option}: size {shown(text.strip())} is too large")
     if not m:
-        raise RequestError(f"{option}: cannot read size {text!r} (use e.g. 8G or 8000M)")
+        raise RequestError(f"{option}: cannot read size {shown(text)} (use e.g. 8G or 8000M)")
     n, unit = int(m.group(1)), (m.group(2) or "M").upper()
     mib = {"K": n // 1024, "M": n, "G": n * 1024, "T": n * 1024 * 1024}[unit]
     if mib == 0 and zero_ok and n == 0:
         return 0
+    if mib > MAX_MIB:
+        raise RequestError(f"{option}: size {shown(text.strip())} is too large (at most 1024P)")
     if mib <= 0:
-        raise RequestError(f"{option}: size must be positive, not {text!r}")
+        raise RequestError(f"{option}: size must be positive, not {shown(text)}")
     return mib
 
 
@@ -67,20 +75,20 @@ def _constraint(text: str, option: str) -> tuple[tuple[str, ...], ...]:
     if not t:
         raise RequestError(f"{option}: empty constraint")
     if re.search(r"[\[\]()*,]", t):
-        raise RequestError(f"{option}: only features joined by | (or) and & (and) are supported, not {text!r}")
+        raise RequestError(f"{option}: only features joined by | (or) and & (and) are supported, not {shown(text)}")
     out = []
     for alt in t.split("|"):
         names = tuple(f.strip().lower() for f in alt.split("&"))
         for f in names:
             if not re.fullmatch(r"[A-Za-z0-9_.+\-]+", f):
-                raise RequestError(f"{option}: bad feature name {f!r} in {text!r}")
+                raise RequestError(f"{option}: bad feature name {shown(f)} in {shown(text)}")
         out.append(names)
     return tuple(out)
 
 
 def _int(text: str, option: str, lo: int, hi: int) -> int:
     if not re.fullmatch(r"[+-]?\d{1,12}", text.strip()):
-        raise RequestError(f"{option}: {text!r} is not a whole number")
+        raise RequestError(f"{option}: {shown(text)} is not a whole number")
     v = int(text)
     if not lo <= v <= hi:
         raise RequestError(f"{option}: {v} is out of range {lo}..{hi}")
@@ -95,12 +103,14 @@ def _dependencies(text: str, option: str) -> tuple[tuple[str, int], ...]:
         kind, _, ids = part.strip().partition(":")
         kind = kind.lower()
         if kind not in DEPENDENCY_TYPES:
-            raise RequestError(f"{option}: unsupported dependency type {kind!r} (use {', '.join(DEPENDENCY_TYPES)})")
+            raise RequestError(
+                f"{option}: unsupported dependency type {shown(kind)} (use {', '.join(DEPENDENCY_TYPES)})"
+            )
         if not ids:
             raise RequestError(f"{option}: {kind} needs a job id, as in {kind}:123")
         for jid in ids.split(":"):
             if not re.fullmatch(r"\d{1,18}", jid):
-                raise RequestError(f"{option}: bad job id {jid!r}")
+                raise RequestError(f"{option}: bad job id {shown(jid)}")
             out.append((kind, int(jid)))
     return tuple(out)
 
@@ -113,7 +123,7 @@ def _exports(text: str, option: str) -> list[tuple[str, str]]:
             continue
         name, eq, value = part.partition("=")
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
-            raise RequestError(f"{option}: bad variable name {name!r}")
+            raise RequestError(f"{option}: bad variable name {shown(name)}")
         if eq:
             out.append((name, value))
     return out
@@ -196,7 +206,7 @@ def parse_tokens(tokens: Sequence[str], raw: RawOptions | None = None) -> RawOpt
             else:
                 takes = _LONG.get(name)
                 if takes is None:
-                    raise RequestError(f"unsupported option --{name}")
+                    raise RequestError(f"unsupported option {cut('--' + name)}")
                 if takes == "yes" and not eq:
                     value = _value_after(tokens, i, f"--{name}")
                     i += 1
@@ -207,7 +217,7 @@ def parse_tokens(tokens: Sequence[str], raw: RawOptions | None = None) -> RawOpt
                 attached = attached[1:]
             long_name = _IGNORED_SHORT.get(letter) or _SHORT.get(letter)
             if long_name is None:
-                raise RequestError(f"unsupported option -{letter}")
+                raise RequestError(f"unsupported option {cut('-' + letter)}")
             if not attached:
                 attached = _value_after(tokens, i, f"-{letter}")
                 i += 1

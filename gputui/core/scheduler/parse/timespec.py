@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import re
 
+from gputui.core.numbers import shown, too_long
 from gputui.core.scheduler.errors import RequestError
 
 #: What ``--time=INFINITE`` (or ``UNLIMITED``, or ``0``) parses to: no limit at all.
 UNLIMITED = -1
+MAX_LIMIT_S = (2**32 - 2) * 60  # Slurm keeps a limit as 32-bit minutes; the store's integers hold it easily
 
 _FORMS = (
     # days-hours[:minutes[:seconds]]
@@ -33,12 +35,16 @@ def parse_time_limit(text: str, option: str = "--time") -> int:
     for pattern, combine in _FORMS:
         m = pattern.fullmatch(t)
         if m:
+            if any(too_long(x) for x in m.groups() if x):
+                raise RequestError(f"{option}: time limit {shown(t)} is too long (at most {MAX_LIMIT_S // 60} minutes)")
             d, h, mi, s = (int(x) if x else 0 for x in m.groups())
-            if len(t) > 24:
-                break
             seconds = combine(d, h, mi, s)
+            if seconds > MAX_LIMIT_S:
+                raise RequestError(
+                    f"{option}: time limit {shown(t)} is too long (at most {MAX_LIMIT_S // 60} minutes, or UNLIMITED)"
+                )
             return UNLIMITED if seconds == 0 else seconds
-    raise RequestError(f"{option}: cannot read time limit {text!r} (use M, M:S, H:M:S, D-H, D-H:M or D-H:M:S)")
+    raise RequestError(f"{option}: cannot read time limit {shown(text)} (use M, M:S, H:M:S, D-H, D-H:M or D-H:M:S)")
 
 
 def format_duration(seconds: int) -> str:
