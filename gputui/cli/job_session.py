@@ -52,12 +52,12 @@ def open_service(
     """The job service for ``source`` on the store in ``root`` (default: the user's state directory); for a
     Slurm cluster, the Slurm back end (Slurm keeps the jobs, so no store is opened). ``events_after``: the
     newest event id the caller has seen (default: the store's newest now); later ones come from its ticks."""
+    root = state_dir() if root is None else make_private_dir(root)
+    store = JobStore(root / DB_NAME, busy_timeout_s=busy_timeout_s)
     if is_slurm(source):
         from gputui.slurm import SlurmJobs, SlurmSource
 
-        return SlurmJobs(cast(SlurmSource, source), config=config, user=user)
-    root = state_dir() if root is None else make_private_dir(root)
-    store = JobStore(root / DB_NAME, busy_timeout_s=busy_timeout_s)
+        return SlurmJobs(cast(SlurmSource, source), config=config, user=user, store=store)
     cluster = cluster_key(source_arg, source)
     if is_simulated(source):  # a job without --time runs, and says it runs, for the simulation's default
         config = replace(config or SchedulerConfig(), default_time_s=DEFAULT_DURATION_S)

@@ -23,6 +23,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--policy", default="best-fit", help="best-fit (default), spread or fragmentation")
     p.add_argument("--dynamic-mig", action="store_true", help="create MIG instances in free slots (planning mode)")
     p.add_argument("--ignore-foreign", action="store_true", help="do not treat processes found on GPUs as busy")
+    p.add_argument("--json", action="store_true", help="for a Slurm source: the answer as one JSON object")
     p.add_argument("options", nargs=argparse.REMAINDER, help="after --: Slurm options, as after srun/sbatch")
     add_fields_option(p)
     p.set_defaults(run=run)
@@ -91,8 +92,14 @@ def run(args: argparse.Namespace) -> int:
     from gputui.core.scheduler.build import state_from_snapshot, state_from_specs
     from gputui.core.scheduler.explain import explain
     from gputui.core.scheduler.parse.hostlist import compress_hostlist
+    from gputui.core.scheduler.parse.options import tokenize
     from gputui.core.scheduler.request import cpu_number, cpu_text, mib_text
 
+    words = tokenize(args.request.lstrip("=")) + [w for w in args.options if w != "--"]
+    if not args.synthetic and args.source and args.source.lower().split(":", 1)[0] == "slurm":
+        return _slurm(args, words)
+    if args.json:
+        raise GputuiError("--json: only for --source slurm (the Slurm what-if)")
     config = SchedulerConfig(mig_dynamic=args.dynamic_mig, foreign_busy=not args.ignore_foreign, policy=args.policy)
     if args.synthetic:
         try:
@@ -114,9 +121,6 @@ def run(args: argparse.Namespace) -> int:
         now = snap.timestamp
         if opened.source.description and args.source is not None:  # say what the answer is about
             print(f"gputui: planned on the {opened.source.description} at {utc_text(now)}", file=sys.stderr)
-    from gputui.core.scheduler.parse.options import tokenize
-
-    words = tokenize(args.request.lstrip("=")) + [w for w in args.options if w != "--"]
     if args.script:
         try:
             text = Path(args.script).read_text(errors="replace")
@@ -163,3 +167,16 @@ def run(args: argparse.Namespace) -> int:
     for w in d.warnings:
         print(f"  warning: {w}")
     return 0
+
+
+def _slurm(args: argparse.Namespace, words: list[str]) -> int:
+    """The Slurm what-if: the same answer as ``gputui submit --test-only --source slurm`` (Slurm's running and
+    pending jobs seen, the slurm placement policy), through the Slurm job back end."""
+    from gputui.cli.job_session import open_session
+    from gputui.cli.whatif_out import slurm_whatif
+
+    session = open_session(args.source)
+    try:
+        return slurm_whatif(session.service, words, args.script, args.json)
+    finally:
+        session.close()

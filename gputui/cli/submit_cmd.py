@@ -12,7 +12,7 @@ USAGE = (
     "gputui submit [--source SRC] [--test-only] [SLURM OPTIONS] -- COMMAND [ARG...]\n"
     "       gputui submit [--source SRC] [--test-only] [SLURM OPTIONS] SCRIPT [ARG...]"
 )
-_OWN_FLAGS = ("-h", "--help", "--test-only")
+_OWN_FLAGS = ("-h", "--help", "--test-only", "--json")
 
 
 def split_own(words: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -45,6 +45,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--test-only", action="store_true", help="only say where the job would start now, or why it would wait"
     )
+    p.add_argument("--json", action="store_true", help="with --test-only on Slurm: the answer as one JSON object")
     add_fields_option(p)
     p.set_defaults(run=run, words=[])
     parse = p.parse_known_args
@@ -73,6 +74,12 @@ def run(args: argparse.Namespace) -> int:
     session = open_session(args.source, fields=args.fields)
     try:
         service = session.service
+        if args.test_only and service.kind == "slurm":
+            from gputui.cli.whatif_out import slurm_whatif
+
+            return slurm_whatif(service, options, script, args.json)
+        if args.json:
+            raise JobError("--json: only with --test-only on a Slurm source")
         if args.test_only:
             preview = service.preview(options, script=script)
             session.say_notice()

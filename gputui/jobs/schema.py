@@ -67,7 +67,19 @@ _V1 = [
     )""",
 ]
 
+# what gputui predicted for a job it handed to a workload manager (Slurm), kept for other shells and restarts
+_V2 = [
+    """CREATE TABLE predictions (
+        cluster TEXT NOT NULL,
+        job_id INTEGER NOT NULL,
+        options TEXT NOT NULL,
+        answer TEXT NOT NULL,
+        time REAL NOT NULL,
+        PRIMARY KEY (cluster, job_id)
+    )""",
+]
+
 #: MIGRATIONS[i] takes a database from version i to version i + 1.
-MIGRATIONS: list[list[str]] = [_V1]
+MIGRATIONS: list[list[str]] = [_V1, _V2]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -7,6 +7,7 @@ nothing and the store stays consistent; SQLite's errors become one-line :class:`
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import sqlite3
 import threading
@@ -198,6 +199,26 @@ class JobStore:
             sql += " AND state = ?"
             params.append(expect_state)
         return con.execute(sql, params).rowcount == 1
+
+    # -- predictions of jobs a workload manager schedules ---------------------------------------
+    def put_prediction(self, cluster: str, job_id: int, options: str, answer: dict[str, Any], t: float) -> None:
+        """Keep what was predicted for ``job_id`` (an answer of :func:`gputui.slurm.outcome.outcome_of`)."""
+        with self.write() as con:
+            con.execute(
+                "INSERT OR REPLACE INTO predictions (cluster, job_id, options, answer, time) VALUES (?, ?, ?, ?, ?)",
+                (cluster, job_id, options, json.dumps(answer, sort_keys=True), t),
+            )
+
+    def prediction(self, cluster: str, job_id: int) -> dict[str, Any] | None:
+        """The kept prediction for ``job_id``, or None (a damaged entry reads as none)."""
+        rows = self._read("SELECT answer FROM predictions WHERE cluster = ? AND job_id = ?", (cluster, job_id))
+        if not rows:
+            return None
+        try:
+            answer = json.loads(rows[0][0])
+        except ValueError:
+            return None
+        return answer if isinstance(answer, dict) else None
 
     def get(self, job_id: int) -> JobRecord | None:
         rows = self._read("SELECT * FROM jobs WHERE id = ?", (job_id,))

@@ -67,17 +67,22 @@ def is_batch_script(path: str) -> bool:
 
 
 def build(
-    options: str | Sequence[str] = "", command: Sequence[str] = (), script: str | os.PathLike[str] | None = None
+    options: str | Sequence[str] = "",
+    command: Sequence[str] = (),
+    script: str | os.PathLike[str] | None = None,
+    *,
+    slurm: bool = False,
 ) -> Submission:
-    """Parse a submission; raises RequestError (bad options) or JobError (no command, unreadable script)."""
+    """Parse a submission; raises RequestError (bad options) or JobError (no command, unreadable script).
+    ``slurm``: for Slurm, which is handed the options untouched (see ``parse_options``)."""
     words = words_of(options)
     if script is not None:
         text = read_script(script)
-        request = parse_script(text, words)
+        request = parse_script(text, words, slurm=slurm)
         if request.command:
             raise JobError(f"unexpected words after the options: {shlex.join(request.command)}")
         return Submission(request, shlex.join(words), tuple(command), text, os.path.abspath(script))
-    request = parse_options(words + (["--", *command] if command else []))
+    request = parse_options(words + (["--", *command] if command else []), slurm=slurm)
     if not request.command:
         raise JobError("no command: give one after --, or a batch script")
     shown = words[: len(words) - len(request.command)] if not command else words

@@ -21,35 +21,30 @@ from gputui.core.scheduler.errors import RequestError
 from gputui.core.scheduler.explain import Explanation
 from gputui.core.scheduler.parse.options import parse_options
 from gputui.core.scheduler.parse.script import parse_script
-from gputui.core.scheduler.parse.timespec import UNLIMITED, format_duration
+from gputui.core.scheduler.parse.timespec import UNLIMITED
 from gputui.core.scheduler.request import JobRequest
 from gputui.jobs import submission
-from gputui.jobs.errors import JobError, JobNotFound, JobRefused
+from gputui.jobs.errors import JobError, JobNotFound, JobRefused, StoreError
 from gputui.jobs.keeper import job_event
 from gputui.jobs.records import COMPLETED, PENDING, RUNNING, JobRecord, User, current_user
+from gputui.jobs.store import JobStore
 from gputui.jobs.views import JobDetail, Preview, TickResult, tail
 from gputui.slurm import calls
-from gputui.slurm.batch_script import batch_script_argv, wrapped_command
+from gputui.slurm.batch_script import WrappedCommands
 from gputui.slurm.errors import SlurmError
 from gputui.slurm.job_events import transition
+from gputui.slurm.job_explain import explanation
 from gputui.slurm.job_records import mps_per_gpu, to_record
-from gputui.slurm.requests import UNEXPRESSED
+from gputui.slurm.outcome import outcome_of
+from gputui.slurm.settings import SlurmSettings, read_config
 from gputui.slurm.source import SlurmPoll, SlurmSource
-from gputui.slurm.whatif import SLURM_CONFIG, comparison, predict
+from gputui.slurm.whatif import comparison, predict
 
 #: Ended jobs kept after Slurm forgets them (squeue shows them for MinJobAge, 300 s by default).
 KEEP_ENDED = 2000
 #: Seconds a job submitted here may stay unlisted by squeue (a poll begun before sbatch returned) before it
 #: counts as gone.
 UNLISTED_GRACE_S = 60.0
-#: Slurm's pending reasons in plain words.
-REASONS = {
-    "Resources": "waiting for resources", "Priority": "jobs of higher priority are ahead of it",
-    "Dependency": "waiting for its dependency", "DependencyNeverSatisfied": "its dependency can never be met",
-    "JobHeldUser": "held by its owner (scontrol release)", "JobHeldAdmin": "held by an administrator",
-    "BeginTime": "its begin time has not come", "ReqNodeNotAvail": "a node it needs is not available",
-    "BadConstraints": "its request can never be met", "PartitionConfig": "the partition cannot run it",
-}  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,11 +73,15 @@ class SlurmJobs:
         config: SchedulerConfig | None = None,
         user: User | None = None,
         wall: Callable[[], float] = time.time,
+        store: JobStore | None = None,
     ) -> None:
         self.source = source
+        self.store = store  # where predictions are kept for other shells and restarts (None: this process only)
         self.cluster = f"slurm:{source.cluster_name}"
         self.client = source.client
-        self.config = config or SLURM_CONFIG
+        self.config = config  # None: set up from the cluster's own configuration (SlurmSettings)
+        self._config_text: str | None = None  # scontrol show config, asked once
+        self._made: dict[int, tuple[object, JobRecord]] = {}
         self.user = user or current_user()
         self.wall = wall
         self._lock = threading.RLock()
@@ -90,7 +89,7 @@ class SlurmJobs:
         self._nice: dict[int, int] = {}
         self._mine: dict[int, Submitted] = {}
         self._listed: set[int] = set()  # jobs squeue has listed at least once
-        self._wrapped: dict[int, str | None] = {}  # job -> the command of its sbatch --wrap script (None: none)
+        self._wrapped = WrappedCommands(self.client)
         self._calls: list[Event] = []
         self._seen: SlurmPoll | None = None
         self._first = True
@@ -131,13 +130,22 @@ class SlurmJobs:
         mps = mps_per_gpu(poll.nodes)
         new: dict[int, JobRecord] = {}
         events: list[Event] = []
+        made: dict[int, tuple[object, JobRecord]] = {}
         for job in poll.jobs:
             old = self._records.get(job.id)
-            rec = self._overlay(to_record(job, self.cluster, mps), old)
+            was = self._made.get(job.id)
+            same = was is not None and was[0] is job  # unchanged: the job cache's same object
+            base = was[1] if same and was is not None else to_record(job, self.cluster, mps)
+            made[job.id] = (job, base)
+            if same and old is not None and job.id not in self._mine:
+                new[job.id] = old  # nothing Slurm says of it changed, and gputui added nothing
+                continue
+            rec = self._overlay(base, old)
             new[job.id] = rec
             self._nice[job.id] = job.nice
             if not self._first:
                 events.extend(transition(old, rec, t, self._start_note(rec)))
+        self._made = made
         self._listed.update(new)
         for job_id, old in self._records.items():
             if job_id in new:
@@ -172,11 +180,23 @@ class SlurmJobs:
             rec = replace(rec, stop_requested=old.stop_requested)
         return rec
 
-    def _start_note(self, rec: JobRecord) -> str | None:
-        mine = self._mine.get(rec.id)
-        if mine is None or rec.state != RUNNING:
+    def _said(self, job_id: int) -> Preview | dict | None:
+        """What was predicted for a job submitted through gputui: here, or kept in the store by another shell."""
+        mine = self._mine.get(job_id)
+        if mine is not None:
+            return mine.prediction if mine.prediction is not None else outcome_of(None, mine.prediction_error)
+        if self.store is None:
             return None
-        return comparison(mine.prediction, rec.allocation)
+        try:
+            return self.store.prediction(self.cluster, job_id)
+        except StoreError:
+            return None
+
+    def _start_note(self, rec: JobRecord) -> str | None:
+        said = self._said(rec.id)
+        if said is None or rec.state != RUNNING:
+            return None
+        return comparison(said, rec.allocation)
 
     # -- submitting ----------------------------------------------------------------------------------------------
     def submit(
@@ -194,7 +214,7 @@ class SlurmJobs:
         if who.uid != os.getuid():
             raise JobRefused(f"sbatch submits as the user running gputui; it cannot submit for {who.name}")
         words = submission.words_of(options)
-        sub = submission.build(options, command, script)
+        sub = submission.build(options, command, script, slurm=True)
         opts = calls.option_words(words, len(sub.command), bool(command) or script is not None)
         calls.check_for_slurm(opts, sub.request)
         prediction, problem = self._predict_quietly(sub.request)
@@ -223,6 +243,12 @@ class SlurmJobs:
             self._mine[job_id] = Submitted(sub.options, sub.request, sub.command, sub.script, sub.script_path,
                                            tuple(argv), prediction, problem)  # fmt: skip
             self._records.setdefault(job_id, rec)
+        if self.store is not None:
+            try:
+                self.store.put_prediction(self.cluster, job_id, sub.options, outcome_of(prediction, problem), t)
+            except StoreError as e:
+                self._note(t, f"prediction not kept: {e}", argv)
+        with self._lock:
             self._calls.append(job_event("job_submitted", rec, t, text, argv=shlex.join(argv)))
             self._writes += 1
         return rec
@@ -240,12 +266,24 @@ class SlurmJobs:
         with self._lock:
             running = [r for r in self._records.values() if r.running]
             pending = [r for r in self._records.values() if r.pending and r.id != leave_out]
-        return predict(poll, running, pending, request, self.now(), self.config)
+            ended = [r for r in self._records.values() if r.ended]
+        settings = self.settings(poll)
+        config = self.config or settings.scheduler_config()
+        return predict(poll, running, pending, request, self.now(), config, settings, ended)
+
+    def settings(self, poll: SlurmPoll) -> SlurmSettings:
+        """The cluster's placement-relevant configuration (``scontrol show config`` is asked once)."""
+        if self._config_text is None:
+            self._config_text = read_config(self.client)
+        return SlurmSettings.read(self._config_text, poll.nodes)
 
     def preview(self, options: str | Sequence[str], script: str | os.PathLike[str] | None = None) -> Preview:
         """Where gputui's scheduler would put the request on the cluster as Slurm reported it; Slurm decides."""
         words = submission.words_of(options)
-        request = parse_script(submission.read_script(script), words) if script is not None else parse_options(words)
+        if script is not None:
+            request = parse_script(submission.read_script(script), words, slurm=True)
+        else:
+            request = parse_options(words, slurm=True)
         calls.check_for_slurm(words, request)
         return self._predict(request)
 
@@ -336,35 +374,11 @@ class SlurmJobs:
     def explain(self, job_id: int) -> Explanation:
         """Slurm's reason (in its word and in plain words), gputui's prediction beside it where there is one."""
         rec = self._get(job_id)
-        mine = self._mine.get(job_id)
-        now = self.now()
-        if rec.running:
-            since = format_duration(int(max(0.0, now - (rec.start_time or now))))
-            text = f"running on {rec.allocation_text or ', '.join(rec.allocation.node_names if rec.allocation else ())}"
-            text += f" for {since}"
-            if rec.stop_requested:
-                text += f"; being stopped ({rec.stop_requested})"
-            if mine is not None:
-                text += "; " + comparison(mine.prediction, rec.allocation)
-            return Explanation(job_id, rec.state, "None", text)
-        if rec.ended:
-            code = "" if rec.exit_code is None else f", exit code {rec.exit_code}"
-            text = f"{rec.end_reason or rec.state.lower()}{code}"
-            if mine is not None and rec.allocation is not None and rec.allocation.gpu_count:
-                text += "; " + comparison(mine.prediction, rec.allocation)
-            return Explanation(job_id, rec.state, "None", text)
-        words = REASONS.get(rec.reason)
-        text = f"Slurm: {rec.reason}" + (f" ({words})" if words else "")
-        if mine is not None:
-            said = mine.prediction.text if mine.prediction else mine.prediction_error
-            text += f"; gputui predicted at submit: {said}"
-        elif rec.request != UNEXPRESSED:
-            try:
-                request = replace(rec.request, priority=rec.priority, nice=0)  # its place in Slurm's queue
-                text += f"; gputui now: {self._predict(request, leave_out=job_id).text}"
-            except (RequestError, JobError) as e:
-                text += f"; gputui: {e}"
-        return Explanation(job_id, rec.state, rec.reason, text)
+
+        def now_text(request: JobRequest) -> str:
+            return self._predict(request, leave_out=job_id).text
+
+        return explanation(rec, self._said(job_id), self.now(), now_text)
 
     def get(self, job_id: int) -> JobDetail:
         rec = self._with_wrapped_command(self._get(job_id))
@@ -376,17 +390,10 @@ class SlurmJobs:
         elsewhere); asked once per job, and left out when Slurm does not give the script (another user's job)."""
         if rec.command or rec.script is not None or rec.script_path:
             return rec
-        with self._lock:
-            asked = rec.id in self._wrapped
-            known = self._wrapped.get(rec.id)
-        if not asked:
-            try:
-                known = wrapped_command(self.client.output(batch_script_argv(rec.id)))
-            except SlurmError:
-                known = None
-            with self._lock:
-                self._wrapped[rec.id] = known
+        known = self._wrapped.command(rec.id)
         return rec if known is None else replace(rec, command=(known,))
 
     def close(self) -> None:
-        """Nothing to give back: Slurm keeps the jobs. (The source is closed by whoever opened it.)"""
+        """Slurm keeps the jobs; only the prediction store is closed. (The source is closed by whoever opened it.)"""
+        if self.store is not None:
+            self.store.close()

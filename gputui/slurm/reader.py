@@ -12,6 +12,7 @@ from gputui.slurm.formats import json_values as jv
 from gputui.slurm.formats.job_info import SlurmJob, jobs_from_json, jobs_from_text
 from gputui.slurm.formats.nodes import SlurmNode, nodes_from_json, nodes_from_text
 from gputui.slurm.formats.version import SlurmVersion, means_no_json, parse_version
+from gputui.slurm.job_cache import JobCache
 
 NODES_JSON = ("sinfo", "--json")
 JOBS_JSON = ("squeue", "--json")
@@ -45,6 +46,7 @@ class SlurmReader:
         self.mode = mode
         self._auto = mode == "auto"
         self._version: SlurmVersion | None = None
+        self.cache = JobCache(client)  # only the jobs that changed are read again (see job_cache)
 
     @property
     def version(self) -> SlurmVersion:
@@ -67,15 +69,11 @@ class SlurmReader:
                 self.mode = "text"
                 return self.read()
             nodes = nodes_from_json(data)
-            jobs = jobs_from_json(self._json(JOBS_JSON, ("jobs",)))
-            return ClusterRead(tuple(nodes), tuple(jobs), "json")
+            jobs = self.cache.read(lambda: tuple(jobs_from_json(self._json(JOBS_JSON, ("jobs",)))))
+            return ClusterRead(tuple(nodes), jobs, "json")
         nodes_text = self.client.output(NODES_TEXT)
-        jobs_text = self.client.output(JOBS_TEXT)
-        return ClusterRead(
-            tuple(nodes_from_text(nodes_text, " ".join(NODES_TEXT))),
-            tuple(jobs_from_text(jobs_text, " ".join(JOBS_TEXT))),
-            "text",
-        )
+        jobs = self.cache.read(lambda: tuple(jobs_from_text(self.client.output(JOBS_TEXT), " ".join(JOBS_TEXT))))
+        return ClusterRead(tuple(nodes_from_text(nodes_text, " ".join(NODES_TEXT))), jobs, "text")
 
     def _json(self, argv: tuple[str, ...], keys: tuple[str, ...]) -> dict:
         name = " ".join(argv)

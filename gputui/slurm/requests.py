@@ -49,9 +49,15 @@ def options_words(job: SlurmJob) -> list[str] | None:
         if item.name != "gpu" or item.count is None:
             return None
         words.append(f"--gpus={item.type + ':' if item.type else ''}{item.count}")
+    cpus = -(-job.cpus // max(1, job.node_count or 1)) if job.cpus else None  # on each of its nodes
     if not words and not job.exclusive:
-        return None
-    if job.node_count and (job.node_count > 1 or job.exclusive):
+        if cpus is None:
+            return None
+        words.append(f"--cpus-per-task={cpus}")  # a CPU-only job
+    elif cpus and cpus > 1 and not job.exclusive:
+        words.append(f"--cpus-per-task={cpus}")
+    cpu_only = bool(words) and words[0].startswith("--cpus")
+    if job.node_count and (job.node_count > 1 or job.exclusive or cpu_only):
         words.append(f"--nodes={job.node_count}")
     if job.exclusive:
         words.append("--exclusive")

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Callable
 
 import pytest
+from slurm_diff import capture, replay, report
 from slurm_fixtures import (  # noqa: F401  (the fixtures register by being imported)
     Adapter,
     adapter_fixture,
@@ -304,3 +305,58 @@ def test_adapter_snapshot_carries_node_cpus_memory_and_their_allocation(adapter:
     assert {n.name: (n.resources, n.features) for n in text.poll().nodes} == {
         k: (v.resources, v.features) for k, v in json_nodes.items()
     }
+
+
+def test_the_what_if_agrees_with_slurm_on_the_differential_cases(
+    lab: SlurmLab,
+    tmp_path,
+    record_property: Callable[[str, object], None],  # type: ignore[no-untyped-def]
+) -> None:
+    """Every case of tests/support/slurm_cases.py run on the lab and predicted from what gputui read just before
+    (GPUTUI_SLURM_DIFF_OUT=FILE keeps the capture: the fixture of tests/unit/test_slurm_differential.py). A second
+    lab alike runs half of the cases side by side: the time goes to Slurm's scheduling passes, not to the CPUs."""
+    with SlurmLab(tmp_path / "second") as second:
+        fixture = capture([lab, second])
+    if os.environ.get("GPUTUI_SLURM_DIFF_OUT"):
+        with open(os.environ["GPUTUI_SLURM_DIFF_OUT"], "w") as f:
+            f.write(json.dumps(fixture, indent=1) + "\n")
+    rate, text = report(replay(fixture))
+    record_property("slurm_differential", text)
+    print(f"\n{text}\n(captured in {fixture['capture_s']} s)")
+    assert rate >= 0.95, text
+
+
+def test_plan_and_submit_test_only_give_one_answer_while_slurm_runs_jobs(lab: SlurmLab, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    source = f"slurm:{lab.conf_path}"
+    for options in ("-w node01 -c 8", "--gres=gpu:a100:4", "--gres=mps:60"):
+        lab.wait_job_state(lab.sbatch(*options.split()), {"RUNNING"})
+    asked = {
+        "--gres=gpu:a100:1": ("start", {"node02": [0]}),  # node01's GPUs are all held
+        "--gres=gpu:1": ("start", {"node04": [0]}),  # a whole GPU beside the MPS share, as Slurm does
+        "--gres=mps:60": ("wait", {}),  # Slurm only tries GPU 0, which has 40 left
+        "-w node03 --gres=gpu:a100:1": ("refuse", {}),
+        "--hold --gres=gpu:1 --signal=B:USR1@60": ("wait", {}),
+    }
+    for options, (outcome, allocation) in asked.items():
+        plan = _gputui(lab, tmp_path, "plan", "--source", source, "--json", "--", *options.split())
+        test = _gputui(lab, tmp_path, "submit", "--source", source, "--test-only", "--json", *options.split(), "--",
+                       "true")  # fmt: skip
+        answer, same = json.loads(plan.stdout), json.loads(test.stdout)
+        # the message may hold a start time counted from the moment of asking, a second apart between the two
+        cut = [a.pop("message").split("; expected to start")[0] for a in (answer, same)]
+        assert (answer, cut[0], plan.returncode) == (same, cut[1], test.returncode), (options, plan, test)
+        assert (answer["outcome"], answer["allocation"]) == (outcome, allocation), (options, answer)
+    assert (answer["reason"], answer["ignored_options"]) == ("JobHeldUser", ["--signal"])
+    words = _gputui(lab, tmp_path, "plan", "--source", source, "--", "--gres=gpu:a100:1")
+    assert words.returncode == 0 and words.stdout.startswith("would start now on node02:0"), words
+
+
+def test_the_prediction_is_kept_for_explain_in_another_shell(lab: SlurmLab, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    source = f"slurm:{lab.conf_path}"
+    done = _gputui(lab, tmp_path, "submit", "--source", source, "--gres=gpu:a100:2", "--", "sleep", "300")
+    assert done.returncode == 0, done.stderr
+    job = int(done.stdout.split("Submitted batch job ")[1].split()[0])
+    lab.wait_job_state(job, {"RUNNING"})
+    why = _gputui(lab, tmp_path, "explain", "--source", source, str(job))  # a new process: only the store knows
+    assert why.returncode == 0, why.stderr
+    assert "predicted node01:0,1; Slurm placed node01:0,1 (same)" in why.stdout, why.stdout

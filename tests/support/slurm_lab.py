@@ -190,7 +190,7 @@ class SlurmLab:
             "SelectTypeParameters=CR_Core",
             "GresTypes=gpu,mps",
             "SchedulerType=sched/backfill",
-            "SchedulerParameters=batch_sched_delay=0,bf_interval=2",
+            "SchedulerParameters=batch_sched_delay=0,bf_interval=1",
             "AccountingStorageType=accounting_storage/none",
             "JobAcctGatherType=jobacct_gather/none",
             "MailProg=/bin/true",

@@ -58,7 +58,8 @@ def running(job: dict, nodes: str, *gres: str, start: int = 1796122507) -> None:
 def new_job(job_id: int, tres_per_node: str, state: str = "PENDING", user: User = ME) -> dict:
     template = json.loads((SLURM / "22.05-squeue.json").read_text())["jobs"][7]  # job 8, pending
     return {**template, "job_id": job_id, "name": f"job{job_id}", "tres_per_node": tres_per_node, "job_state": state,
-            "user_id": user.uid, "user_name": user.name, "node_count": 1, "submit_time": 1796122502}  # fmt: skip
+            "user_id": user.uid, "user_name": user.name, "node_count": 1, "cpus": 1, "tasks": 1,
+            "submit_time": 1796122502}  # fmt: skip
 
 
 class Lab:
@@ -117,7 +118,9 @@ def test_records_of_the_captured_jobs(lab):
     assert (recs[8].reason, recs[8].user, recs[8].uid) == ("Resources", "alice", ALICE.uid)
     assert (recs[9].end_reason, recs[9].allocation, recs[9].start_time) == ("cancelled", None, None)
     assert recs[10].end_reason == "failed (BadConstraints)"
-    assert recs[1].options == "(no GPUs)" and recs[1].request.gpus == 0  # the lab's CPU-only probe job
+    # the lab's CPU-only probe job: its CPUs on its node, as the what-if queues a CPU-only job
+    assert recs[1].options == "--cpus-per-task=1 --nodes=1 --time=365-00:00:00 --job-name=lab-probe"
+    assert recs[1].request.kind == "cpu"
     out = recs[10].stdout_path or ""  # the lab's temporary folder, different in every capture
     assert re.fullmatch(r"/tmp/slurm-lab-[^/]+/work/slurm-10\.out", out) and recs[2].stdout_path == "/dev/null"
     assert all(r.runner == "slurm" and r.cluster == "slurm:testlab" for r in recs.values())
@@ -243,7 +246,6 @@ def test_submit_a_batch_script(lab, tmp_path):
             "--gpu-ids: Slurm cannot be asked for particular GPU indices",
         ),
         ("--gres=gpu:1 --wait", ["true"], RequestError, "--wait: not available here"),
-        ("--gres=gpu:1 --bogus", ["true"], RequestError, "unsupported option --bogus"),
         ("--gres=gpu:1", [], JobError, "no command"),
     ],
 )
@@ -252,6 +254,14 @@ def test_refused_before_sbatch(lab, options, command, error, message):
         lab.jobs.submit(options, command)
     assert str(e.value).startswith(message) and "\n" not in str(e.value)
     assert lab.calls("sbatch") == []
+
+
+def test_options_gputui_does_not_model_go_to_sbatch_untouched_and_the_prediction_lists_them(lab):
+    lab.answer(["sbatch", "--parsable", "--chdir=/w", "--job-name=true", "--gres=gpu:1", "--signal", "B:USR1@60",
+                "--wrap=true"], "45;testlab\n")  # fmt: skip
+    rec = lab.jobs.submit("--gres=gpu:1 --signal B:USR1@60", ["true"], cwd="/w")
+    assert rec.id == 45 and rec.request.ignored == ("--signal",)
+    assert lab.jobs.preview("--gres=gpu:1 --signal=B:USR1@60").request.ignored == ("--signal",)
 
 
 def test_submit_for_another_user_is_refused(lab):
@@ -345,15 +355,16 @@ def test_priority_moves_through_nice(lab):
     [
         ("--gres=gpu:a100:1", f"would start now on node01:3{AHEAD}"),
         ("--gres=gpu:a100:2", f"would start now on node02:2,3{AHEAD}"),
-        ("--gres=gpu:3g.40gb:1", f"would start now on node03:3[3g.40gb GI 0]{AHEAD}"),
+        ("--gres=gpu:3g.40gb:1", f"would start now on node03:3{AHEAD}"),  # a MIG-typed GRES is a GPU type to Slurm
         (
             "--gres=mps:50",
-            "would start now on node04:1[MPS 50%]; 1 job(s) ahead of it in Slurm's queue",
-        ),  # GPU 0 is full
+            "would wait (Priority): needs 50 % MPS share on 1 GPU(s) of one node; node04 has 2 MPS GPU(s) ready "
+            "(GPU 0 has 100 % of the 100 % cap in use)",
+        ),  # Slurm 22.05 only tries GPU 0, which is full (measured on the lab: the differential's seq 32)
         (
             "--gres=gpu:1g.10gb:1",
-            "would wait (Priority): needs 1 x 1g.10gb; node03 has 0 free 1g.10gb (held: GPU 0 by job 4, GPU 1 by job 7)"
-            "; waits behind higher-priority job 8; 1 job(s) ahead",
+            "would wait (Priority): needs 1 1g.10gb GPU(s) per node on 1 node(s); the cluster has 0 free; node03 has "
+            "0 free (GPU 0 held by job 4; GPU 1 held by job 7)",
         ),
     ],
 )
@@ -389,7 +400,8 @@ def test_open_service_gives_the_slurm_backend(lab, tmp_path):
 
     service = open_service("slurm", lab.source, root=tmp_path / "state")
     assert isinstance(service, SlurmJobs) and service.cluster == "slurm:testlab"
-    assert not (tmp_path / "state").exists()  # Slurm keeps the jobs: no store is made
+    assert service.store is not None and service.store.count() == 0  # Slurm keeps the jobs; the store, predictions
+    service.close()
     assert os.getuid() == ME.uid
 
 
@@ -402,5 +414,5 @@ def test_the_what_if_queues_the_jobs_already_waiting(lab):
     # job 8 (ahead in Slurm's queue) takes node02:2,3 first; job 11 waits on a dependency and is left out
     assert lab.jobs.preview("--gres=gpu:a100:2").text.startswith("would wait (Resources)")
     assert lab.jobs.preview("--gres=gpu:a100:1").text == f"would start now on node01:3{AHEAD}"
-    assert lab.jobs.explain(8).text.endswith("gputui now: would start now on node02:2,3")
+    assert lab.jobs.explain(8).text.endswith("gputui now: would start now on node02:2,3 (2 CPUs)")  # cpus=2, 1 node
     assert lab.jobs.explain(11).text.startswith("Slurm: Dependency (waiting for its dependency); gputui now: ")

@@ -28,4 +28,5 @@ class SchedulerConfig:
     policy: str = "best-fit"
     default_mem_per_cpu_mib: int = 0  # host memory a job without --mem / --mem-per-* takes per CPU (DefMemPerCPU)
     shards_per_gpu: int = 0  # GPU shards per GPU where no workload manager says (Slurm's gres.conf Name=shard)
+    mps_beside_whole: bool = False  # a whole-GPU job may take a GPU that MPS shares use (Slurm's separate GRES)
     workload: tuple = ()  # the expected workload, (weight, JobRequest) pairs, for fragmentation-aware policies

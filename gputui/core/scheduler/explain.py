@@ -41,7 +41,8 @@ def _holders(g: GpuUnit) -> str | None:
 def _whole_detail(state: ClusterState, job: Job) -> str:
     key = job.ask.key
     nodes = [n for n in (job.ask.required or state.nodes) if job.ask.allowed & n.bit]
-    best = max(nodes, key=lambda n: (n.counts.get(key, 0), -n.idx), default=None)
+    typed = [n for n in nodes if any(key[2:] in g.tags for g in n.gpus)]  # name a node that has the type at all
+    best = max(typed or nodes, key=lambda n: (n.counts.get(key, 0), -n.idx), default=None)
     total = state.totals.get(key, 0)
     parts = [f"the cluster has {total} free"]
     if best is not None:

@@ -30,7 +30,8 @@ def _grant_free(state: ClusterState, g: GpuUnit, gr: GpuGrant, exclusive_ok: boo
             return g.compute_used + p.compute_slices <= g.model.compute_slices
         s = _slot(g, gr.mig.gi_id)
         return s is not None and s.holder is None and not s.busy
-    if g.mig or g.holder is not None:
+    beside = state.config.mps_beside_whole
+    if g.mig or (g.holder is not None and not (beside and gr.mps_percent is not None)):
         return False
     if gr.mps_percent is not None:
         return g.mps_on and g.mps_clients < state.config.mps_max_clients and not (g.shards_used or g.milli_used)
@@ -38,7 +39,7 @@ def _grant_free(state: ClusterState, g: GpuUnit, gr: GpuGrant, exclusive_ok: boo
         return not (g.mps_jobs or g.foreign_clients or g.milli_used) and g.shards_used + gr.shards <= g.shards
     if gr.milli is not None:
         return not (g.mps_jobs or g.foreign_clients or g.shards_used) and g.milli_used + gr.milli <= 1000
-    return not (g.mps_jobs or g.foreign_clients or g.shards_used or g.milli_used)
+    return not ((g.mps_jobs and not beside) or g.foreign_clients or g.shards_used or g.milli_used)
 
 
 def can_apply(state: ClusterState, alloc: Allocation) -> bool:
@@ -77,7 +78,7 @@ def apply(state: ClusterState, alloc: Allocation, job: int) -> None:
                 assert s.holder is None, "MIG instance held twice"
                 s.holder = job
             elif gr.mps_percent is not None:
-                assert job not in g.mps_jobs and g.holder is None
+                assert job not in g.mps_jobs and (g.holder is None or state.config.mps_beside_whole)
                 g.mps_jobs[job] = (gr.mps_percent, gr.mps_memory_mib)
                 g.mps_pct += gr.mps_percent
                 g.mps_mem += gr.mps_memory_mib
@@ -87,7 +88,7 @@ def apply(state: ClusterState, alloc: Allocation, job: int) -> None:
             elif gr.milli is not None:
                 g.milli_used += gr.milli
             else:
-                assert g.holder is None and not g.mps_jobs, "GPU held twice"
+                assert g.holder is None and not (g.mps_jobs and not state.config.mps_beside_whole), "GPU held twice"
                 g.holder = job
             touched.append(g)
         state.take_host(node, ng.cpu_milli, ng.mem_mib, 1)

@@ -51,6 +51,8 @@ class JobRequest:
     dependencies: tuple[tuple[str, int], ...] = ()  # ("afterok", 12)
     environment: tuple[tuple[str, str], ...] = ()  # from --export and `export` lines of a batch script
     ignored: tuple[str, ...] = ()  # accepted options that do not affect GPU placement
+    held: bool = False  # --hold: submitted held (Slurm's JobHeldUser) until released
+    begin: str | None = None  # --begin, as given ("now+1hour", "2026-12-01T16:00"); see parse.timespec.begin_time
     command: tuple[str, ...] = ()
 
     @property

@@ -130,7 +130,7 @@ class ClusterState:
             if g.holder is not None:
                 return {}
             out: dict[str, int] = {}
-            if not (g.mps_jobs or g.foreign_clients or g.shards_used or g.milli_used):
+            if not ((g.mps_jobs and not cfg.mps_beside_whole) or g.foreign_clients or g.shards_used or g.milli_used):
                 indexed = self.indexed_tags
                 for t in g.tags:
                     if t in indexed:

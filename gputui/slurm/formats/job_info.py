@@ -52,6 +52,7 @@ class SlurmJob:
     cluster: str | None = None
     partition: str | None = None
     batch: bool = True
+    cpus: int | None = None  # NumCPUs / cpus: asked for (pending) or held (running), over all its nodes
 
 
 # -- JSON -----------------------------------------------------------------------------------------------------------
@@ -117,7 +118,7 @@ def job_from_json(d: Mapping[str, Any]) -> SlurmJob:
         batch_host=jv.text(d.get("batch_host")), required_nodes=expand(jv.text(d.get("required_nodes"))),
         excluded_nodes=expand(jv.text(d.get("excluded_nodes"))), dependency=jv.text(d.get("dependency")),
         exclusive=_exclusive(d), cluster=jv.text(d.get("cluster")), partition=jv.text(d.get("partition")),
-        batch=d.get("batch_flag") is not False,
+        batch=d.get("batch_flag") is not False, cpus=jv.number(d.get("cpus")),
     )  # fmt: skip
 
 
@@ -189,7 +190,7 @@ def job_from_record(r: Record) -> SlurmJob:
         stderr=r.get("StdErr"), batch_host=r.get("BatchHost"), required_nodes=expand(r.get("ReqNodeList")),
         excluded_nodes=expand(r.get("ExcNodeList")), dependency=r.get("Dependency"),
         exclusive=(r.get("OverSubscribe") or "").upper() == "NO", partition=r.get("Partition"),
-        batch=r.get("BatchFlag") != "0",
+        batch=r.get("BatchFlag") != "0", cpus=_int(r.get("NumCPUs")),
     )  # fmt: skip
 
 

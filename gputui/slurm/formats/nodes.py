@@ -37,6 +37,7 @@ class SlurmNode:
     memory_mib: int | None = None  # RealMemory / real_memory (Slurm's MB are MiB)
     memory_alloc_mib: int | None = None  # AllocMem / alloc_memory
     features: tuple[str, ...] = ()  # ActiveFeatures, in Slurm's order
+    weight: int | None = None  # Weight: Slurm fills the lowest-weight nodes first
 
     @property
     def available(self) -> bool:
@@ -76,7 +77,7 @@ def node_from_json(d: Mapping[str, Any]) -> SlurmNode:
         partitions=tuple(str(p) for p in parts) if isinstance(parts, list) else (),
         cpus=jv.number(d.get("cpus")), cpus_alloc=jv.number(d.get("alloc_cpus")),
         memory_mib=jv.number(d.get("real_memory")), memory_alloc_mib=jv.number(d.get("alloc_memory")),
-        features=_json_features(d),
+        features=_json_features(d), weight=jv.number(d.get("weight")),
     )  # fmt: skip
 
 
@@ -126,6 +127,7 @@ def nodes_from_sinfo_entries(entries: list[Any]) -> list[SlurmNode]:
                 cpus=_per_node(cpus), cpus_alloc=jv.number(cpus.get("allocated")) if one else None,
                 memory_mib=_per_node(mem), memory_alloc_mib=jv.number(mem.get("allocated")) if one else None,
                 features=features(feats.get("active") if "active" in feats else feats.get("total")),
+                weight=_per_node(e.get("weight")),
             )  # fmt: skip
     return list(out.values())
 
@@ -161,6 +163,7 @@ def node_from_record(r: Record) -> SlurmNode:
         cpus=jv.number(r.get("CPUTot")), cpus_alloc=jv.number(r.get("CPUAlloc")),
         memory_mib=jv.number(r.get("RealMemory")), memory_alloc_mib=jv.number(r.get("AllocMem")),
         features=features(r.get("ActiveFeatures") if "ActiveFeatures" in r.fields else r.get("AvailableFeatures")),
+        weight=jv.number(r.get("Weight")),
     )  # fmt: skip
 
 

@@ -44,6 +44,10 @@ class RawOptions:
     environment: dict[str, str] = field(default_factory=dict)
     ignored: list[str] = field(default_factory=list)
     command: list[str] = field(default_factory=list)
+    held: bool = False
+    begin: str | None = None
+    gpus_per_task: GpuItem | None = None
+    mps_any: bool = False  # mps:N is a count of the cluster's MPS GRES (Slurm), not a percentage up to 100
 
 
 def _mps_env(raw: RawOptions) -> int | None:
@@ -136,6 +140,14 @@ def build_request(raw: RawOptions) -> JobRequest:
     if len(gres_gpu) > 1:
         raise RequestError("--gres: several whole-GPU items; request one GPU type")
 
+    if raw.gpus_per_task is not None:
+        if raw.gpus is not None or raw.gpus_per_node is not None or gres_gpu:
+            raise RequestError("--gpus-per-task: give GPUs one way (--gpus, --gpus-per-node, --gres or per task)")
+        raw.gpus = GpuItem(raw.gpus_per_task.what, raw.gpus_per_task.count * (raw.ntasks or 1),
+                           raw.gpus_per_task.gpu_type, raw.gpus_per_task.profile)  # fmt: skip
+        flags = [raw.gpus]
+        whole = [raw.gpus] if raw.gpus.what == "gpu" else []
+        mig_given = mig_given or raw.gpus.what == "mig"
     fields_: dict = {}
     if gres_shard or raw.gpu_milli is not None:
         # --gpus=TYPE:1 may name the GPU model of a share; anything more is a contradiction
@@ -148,7 +160,7 @@ def build_request(raw: RawOptions) -> JobRequest:
         if whole or mig_given or ids:
             raise RequestError("--gres: gpu and mps cannot be requested together")
         pct = gres_mps[0].count
-        if pct > 100:
+        if pct > 100 and not raw.mps_any:
             raise RequestError(f"--gres: mps:{pct} asks for more than 100 % of one GPU")
         if mps_env is not None and mps_env != pct:
             raise RequestError(f"{MPS_PERCENT_VAR}={mps_env} disagrees with --gres=mps:{pct}")
@@ -234,4 +246,6 @@ def build_request(raw: RawOptions) -> JobRequest:
         environment=tuple(sorted(raw.environment.items())),
         ignored=tuple(raw.ignored),
         command=tuple(raw.command),
+        held=raw.held,
+        begin=raw.begin,
     )

@@ -15,7 +15,7 @@ from gputui.core.scheduler.errors import RequestError
 from gputui.core.scheduler.parse.gres import parse_gpu_ids, parse_gpu_spec, parse_gres
 from gputui.core.scheduler.parse.hostlist import expand_hostlist
 from gputui.core.scheduler.parse.normalise import RawOptions, build_request
-from gputui.core.scheduler.parse.timespec import parse_time_limit
+from gputui.core.scheduler.parse.timespec import parse_begin, parse_time_limit
 from gputui.core.scheduler.request import DEPENDENCY_TYPES, JobRequest
 
 # canonical long name -> takes a value ("yes" / "no" / "optional")
@@ -25,6 +25,7 @@ _LONG = {
     "priority": "yes", "nice": "optional", "dependency": "yes", "gpu-ids": "yes", "export": "yes",
     "ntasks": "yes", "ntasks-per-node": "yes", "cpus-per-task": "yes", "cpus-per-gpu": "yes", "mem": "yes",
     "mem-per-cpu": "yes", "gpu-mem": "yes", "gpu-milli": "yes", "cpu-milli": "yes", "constraint": "yes",
+    "hold": "no", "begin": "yes", "gpus-per-task": "yes",
 }  # fmt: skip
 _SHORT = {"G": "gpus", "N": "nodes", "w": "nodelist", "x": "exclude", "t": "time", "J": "job-name",
           "n": "ntasks", "c": "cpus-per-task", "C": "constraint"}  # fmt: skip
@@ -38,7 +39,7 @@ _IGNORED_SHORT = {"o": "output", "e": "error", "D": "chdir", "A": "account", "p"
 _COUNTS = {"ntasks": "ntasks", "ntasks-per-node": "ntasks_per_node", "cpus-per-task": "cpus_per_task",
            "cpus-per-gpu": "cpus_per_gpu"}  # fmt: skip
 _SIZES = {"mem-per-gpu": "mem_per_gpu_mib", "mem-per-cpu": "mem_per_cpu_mib", "gpu-mem": "gpu_mem_mib"}
-_IGNORED_FLAGS = {"requeue", "no-requeue", "hold", "verbose", "quiet", "wait", "parsable"}
+_IGNORED_FLAGS = {"requeue", "no-requeue", "verbose", "quiet", "wait", "parsable"}
 
 
 def tokenize(text: str) -> list[str]:
@@ -174,6 +175,12 @@ def _apply(raw: RawOptions, name: str, value: str | None) -> None:
         raw.nice = 100 if value is None else _int(value, opt, -2147483645, 2147483645)
     elif name == "dependency":
         raw.dependencies = _dependencies(value or "", opt)
+    elif name == "hold":
+        raw.held = True
+    elif name == "begin":
+        raw.begin = parse_begin(value or "", opt)
+    elif name == "gpus-per-task":
+        raw.gpus_per_task = parse_gpu_spec(value or "", opt)
     elif name == "export":
         raw.environment.update(_exports(value or "", opt))
 
@@ -185,8 +192,20 @@ def _value_after(tokens: Sequence[str], i: int, flag: str) -> str:
     return tokens[i + 1]
 
 
-def parse_tokens(tokens: Sequence[str], raw: RawOptions | None = None) -> RawOptions:
-    """Read option words into ``raw`` (later options override earlier ones, as in Slurm)."""
+def _unknown(tokens: Sequence[str], i: int, flag: str, attached: bool, raw: RawOptions) -> int:
+    """Lenient mode: record an option gputui does not model (with its value, if a word of its own follows)."""
+    raw.ignored.append(flag)
+    if not attached and i + 1 < len(tokens) and not tokens[i + 1].startswith("-"):
+        return i + 1
+    return i
+
+
+def parse_tokens(tokens: Sequence[str], raw: RawOptions | None = None, lenient: bool = False) -> RawOptions:
+    """Read option words into ``raw`` (later options override earlier ones, as in Slurm).
+
+    ``lenient``: an option gputui does not know is recorded in ``ignored`` instead of refused (for a workload
+    manager that decides itself and is handed the options untouched).
+    """
     raw = raw if raw is not None else RawOptions()
     i = 0
     while i < len(tokens):
@@ -205,6 +224,9 @@ def parse_tokens(tokens: Sequence[str], raw: RawOptions | None = None) -> RawOpt
                 raw.ignored.append(f"--{name}")
             else:
                 takes = _LONG.get(name)
+                if takes is None and lenient:
+                    i = _unknown(tokens, i, f"--{name}", bool(eq), raw) + 1
+                    continue
                 if takes is None:
                     raise RequestError(f"unsupported option {cut('--' + name)}")
                 if takes == "yes" and not eq:
@@ -216,6 +238,9 @@ def parse_tokens(tokens: Sequence[str], raw: RawOptions | None = None) -> RawOpt
             if attached.startswith("="):
                 attached = attached[1:]
             long_name = _IGNORED_SHORT.get(letter) or _SHORT.get(letter)
+            if long_name is None and lenient:
+                i = _unknown(tokens, i, f"-{letter}", bool(attached), raw) + 1
+                continue
             if long_name is None:
                 raise RequestError(f"unsupported option {cut('-' + letter)}")
             if not attached:
@@ -232,7 +257,12 @@ def parse_tokens(tokens: Sequence[str], raw: RawOptions | None = None) -> RawOpt
     return raw
 
 
-def parse_options(text: str | Sequence[str]) -> JobRequest:
-    """A request from an option string (``"--gpus=8 -t 1:00:00 python train.py"``) or a list of words."""
+def parse_options(text: str | Sequence[str], *, slurm: bool = False) -> JobRequest:
+    """A request from an option string (``"--gpus=8 -t 1:00:00 python train.py"``) or a list of words.
+
+    ``slurm``: the request goes to Slurm, which decides: unknown options are listed in ``ignored`` rather than
+    refused, and ``mps:N`` is a count of the cluster's MPS GRES (not a percentage capped at 100).
+    """
     tokens = tokenize(text) if isinstance(text, str) else list(text)
-    return build_request(parse_tokens(tokens))
+    raw = RawOptions(mps_any=slurm)
+    return build_request(parse_tokens(tokens, raw, lenient=slurm))

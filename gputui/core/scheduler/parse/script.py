@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from gputui.core.scheduler.parse.normalise import build_request
+from gputui.core.scheduler.parse.normalise import RawOptions, build_request
 from gputui.core.scheduler.parse.options import parse_tokens, tokenize
 from gputui.core.scheduler.request import JobRequest
 
@@ -49,12 +49,13 @@ def script_tokens(text: str) -> tuple[list[str], dict[str, str]]:
     return words, exports
 
 
-def parse_script(text: str, extra: str | Sequence[str] = ()) -> JobRequest:
-    """A request from a batch script; ``extra`` options (as given to sbatch) override the script's."""
+def parse_script(text: str, extra: str | Sequence[str] = (), *, slurm: bool = False) -> JobRequest:
+    """A request from a batch script; ``extra`` options (as given to sbatch) override the script's; ``slurm`` as
+    in :func:`~gputui.core.scheduler.parse.options.parse_options`."""
     words, exports = script_tokens(text)
     extra_words = tokenize(extra) if isinstance(extra, str) else list(extra)
-    raw = parse_tokens(words)
+    raw = parse_tokens(words, RawOptions(mps_any=slurm), lenient=slurm)
     raw.command = []  # a word after the header options in an #SBATCH line is not a command
     raw.environment = {**exports, **raw.environment}
-    raw = parse_tokens(extra_words, raw)
+    raw = parse_tokens(extra_words, raw, lenient=slurm)
     return build_request(raw)

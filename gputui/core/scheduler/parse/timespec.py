@@ -57,3 +57,45 @@ def format_duration(seconds: int) -> str:
     m, s = divmod(rest, 60)
     hms = f"{h:02d}:{m:02d}:{s:02d}"
     return f"{d}-{hms}" if d else hms
+
+
+_UNITS = {"": 1, "s": 1, "sec": 1, "second": 1, "seconds": 1, "m": 60, "min": 60, "minute": 60, "minutes": 60,
+          "h": 3600, "hour": 3600, "hours": 3600, "d": 86400, "day": 86400, "days": 86400, "w": 604800,
+          "week": 604800, "weeks": 604800}  # fmt: skip
+_NOW = re.compile(r"now(?:\+(\d{1,9})([a-z]*))?")
+_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})(?:T(\d{1,2}):(\d{2})(?::(\d{2}))?)?")
+_CLOCK = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2}))?")
+_NAMED = {"midnight": (0, 0), "noon": (12, 0), "teatime": (16, 0), "fika": (15, 0), "today": (0, 0),
+          "tomorrow": (0, 0)}  # fmt: skip
+
+
+def parse_begin(text: str, option: str = "--begin") -> str:
+    """A ``--begin`` time in one of Slurm's forms gputui reads (``now+N[units]``, ``YYYY-MM-DD[THH:MM[:SS]]``,
+    ``HH:MM[:SS]``, ``midnight``, ``noon``, ``teatime``, ``fika``, ``today``, ``tomorrow``), normalised."""
+    t = text.strip().lower()
+    m = _NOW.fullmatch(t)
+    if (m and (m.group(2) or "") in _UNITS) or _DATE.fullmatch(t) or _CLOCK.fullmatch(t) or t in _NAMED:
+        return t
+    raise RequestError(f"{option}: cannot read begin time {text!r} (use now+N[minutes|hours|days], "
+                       "YYYY-MM-DD[THH:MM[:SS]] or HH:MM[:SS])")  # fmt: skip
+
+
+def begin_time(text: str, now: float) -> float:
+    """The moment a normalised ``--begin`` (see :func:`parse_begin`) stands for, seen at ``now`` (local time, as
+    Slurm reads it); a clock time already past today means tomorrow."""
+    import datetime as dt
+
+    m = _NOW.fullmatch(text)
+    if m:
+        return now + (int(m.group(1) or 0) * _UNITS[m.group(2) or ""])
+    base = dt.datetime.fromtimestamp(now)
+    d = _DATE.fullmatch(text)
+    if d:
+        y, mo, day, h, mi, s = (int(x) if x else 0 for x in d.groups())
+        return dt.datetime(y, mo, day, h, mi, s).timestamp()
+    c = _CLOCK.fullmatch(text)
+    h, mi, s = (int(x) if x else 0 for x in c.groups()) if c else (*_NAMED[text], 0)
+    at = base.replace(hour=h, minute=mi, second=s, microsecond=0)
+    if text == "tomorrow" or (text != "today" and at.timestamp() <= now):
+        at += dt.timedelta(days=1)
+    return at.timestamp()

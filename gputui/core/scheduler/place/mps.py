@@ -41,13 +41,18 @@ def place(state: ClusterState, ask: Ask, policy: Policy) -> Allocation | None:
     default_pipe = state.config.mps_pipe_directory
     workload = state.config.workload
     ranked = compares(ask, n, policy)
+    first_only = getattr(policy, "mps_first_only", False)
 
     def plan_with(within: bool):  # type: ignore[no-untyped-def]
         def plan(node: NodeState) -> tuple[NodeGrant, tuple] | None:
             host = host_take(node, ask.cpu_milli, ask.mem)
             if host is None:
                 return None
-            ready = [g for g in node.gpus if mps_ready(state, g, ask) and (not within or g.mps_pct + pct <= 100)]
+            if first_only:  # Slurm: the first GPU no whole-GPU job holds, or none
+                cand = sorted((g for g in node.gpus if MPS in g.contrib), key=lambda g: g.index)[:k]
+                ready = [g for g in cand if mps_ready(state, g, ask) and (not within or g.mps_pct + pct <= 100)]
+            else:
+                ready = [g for g in node.gpus if mps_ready(state, g, ask) and (not within or g.mps_pct + pct <= 100)]
             if len(ready) < k:
                 return None
             ready.sort(key=lambda g: _order(g, pct, policy), reverse=True)

@@ -147,6 +147,8 @@ def gang(
 
     With one node and a policy that compares, up to ``policy.candidates`` feasible nodes are scored.
     """
+    if getattr(policy, "select", None) is not None:
+        return _gang_select(state, ask, n, key, per_node, policy, plan)
     chosen: list[NodeGrant] = []
     best: tuple[tuple, NodeGrant] | None = None
     seen = 0
@@ -173,3 +175,27 @@ def gang(
     if best is not None:
         return Allocation((best[1],))
     return None
+
+
+def _gang_select(
+    state: ClusterState, ask: Ask, n: int, key: str, per_node: int, policy: Policy, plan: NodePlan
+) -> Allocation | None:
+    """A policy that picks the nodes itself (``policy.select``) from every feasible node, in node order."""
+    fixed: list[NodeGrant] = []
+    options: list[tuple[NodeState, NodeGrant]] = []
+    for node in candidate_nodes(state, ask, key, per_node, True):
+        got = plan(node)
+        if node in ask.required:
+            if got is None:
+                return None
+            fixed.append(got[0])
+        elif got is not None:
+            options.append((node, got[0]))
+    if len(fixed) > n:
+        return None
+    options.sort(key=lambda o: o[0].idx)
+    picked = policy.select(options, n - len(fixed), ask.cpu_milli) if n > len(fixed) else []  # type: ignore[attr-defined]
+    if picked is None:
+        return None
+    grants = fixed + [ng for _, ng in picked]
+    return Allocation(tuple(sorted(grants, key=lambda g: state.by_name[g.node].idx)))

@@ -55,6 +55,8 @@ def place_count(state: ClusterState, ask: Ask, policy: Policy) -> Allocation | N
     total = req.gpus or 0
     if state.totals.get(key, 0) < total:
         return None
+    if getattr(policy, "select_total", None) is not None:
+        return _total_select(state, ask, total, policy)
     if req.nodes is None and not ask.required:
         for node in candidate_nodes(state, ask, key, total, policy.ascending):  # one node if one will do
             host = host_take(node, ask.cpu_milli, ask.mem)
@@ -135,6 +137,41 @@ def _span(state: ClusterState, ask: Ask, total: int, policy: Policy) -> Allocati
     return Allocation(tuple(ng for _, ng in sorted(out, key=lambda t: t[0])))
 
 
+def _total_select(state: ClusterState, ask: Ask, total: int, policy: Policy) -> Allocation | None:
+    """A GPU total placed by a policy that picks nodes and counts itself (``policy.select_total``)."""
+    req, key, mem = ask.request, ask.key, ask.request.gpu_mem_mib
+    low_cpus, low_mem = ask.host_on(state, req.nodes or 1, 1)
+    options: list[tuple[NodeState, list[GpuUnit]]] = []
+    for node in candidate_nodes(state, ask, key, 1, True):
+        free = _free_whole(node, key, mem) if node.host_fits(low_cpus, low_mem) else []
+        if node in ask.required and not free:
+            return None
+        if free:
+            free.sort(key=policy.whole_key, reverse=True)
+            options.append((node, free))
+    options.sort(key=lambda o: o[0].idx)
+    required = [o for o in options if o[0] in ask.required]
+    rest = [o for o in options if o[0] not in ask.required]
+    have = sum(len(f) for _, f in required)
+    picked: list[tuple[NodeState, int]] = [(nd, min(len(f), total)) for nd, f in required]
+    if have < total or (req.nodes or 0) > len(required):
+        nodes_left = (req.nodes - len(required)) if req.nodes else None
+        more = policy.select_total(rest, total - sum(k for _, k in picked), nodes_left, low_cpus)  # type: ignore[attr-defined]
+        if more is None:
+            return None
+        picked += more
+    if sum(k for _, k in picked) != total:
+        return None
+    frees = dict((nd.name, f) for nd, f in options)
+    out = []
+    for node, k in sorted(picked, key=lambda t: t[0].idx):
+        host = host_take(node, *ask.host_on(state, len(picked), k))
+        if host is None:
+            return None
+        out.append(NodeGrant(node.name, _grants(frees[node.name][:k]), cpu_milli=host[0], mem_mib=host[1]))
+    return Allocation(tuple(out))
+
+
 def place_device(state: ClusterState, ask: Ask) -> Allocation | None:
     """Exactly the listed GPUs of the one named node, or nothing: devices are never substituted."""
     if not ask.required:
@@ -189,7 +226,9 @@ def place_exclusive(state: ClusterState, ask: Ask, policy: Policy) -> Allocation
         return total is None or have >= total
 
     if not done():
-        if per_node:
+        if getattr(policy, "node_order", False):
+            masks = [pool & state.at_least_mask(key, per_node)] if per_node else [pool]
+        elif per_node:
             masks = [m & pool for m in state.nodes_with(key, per_node, pool, total is None and policy.ascending)]
         else:
             masks = [pool]
