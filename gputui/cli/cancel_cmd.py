@@ -6,6 +6,8 @@ import argparse
 import sys
 import time
 
+from gputui.cli.fields_opt import add_fields_option
+
 
 def job_id(text: str) -> int:
     t = text.strip()
@@ -19,6 +21,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--source", help="the cluster whose queue holds the jobs (default: as the dashboard)")
     p.add_argument("--no-wait", action="store_true", help="do not wait for running jobs to stop")
     p.add_argument("jobs", nargs="+", type=job_id, metavar="JOBID")
+    add_fields_option(p)
     p.set_defaults(run=run)
 
 
@@ -27,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     from gputui.core.errors import GputuiError
     from gputui.jobs.service import JobService
 
-    session = open_session(args.source)
+    session = open_session(args.source, fields=args.fields)
     failed = 0
     said = False
     stopping: list[int] = []

@@ -5,19 +5,21 @@ from __future__ import annotations
 import argparse
 
 from gputui.cli.cancel_cmd import job_id
+from gputui.cli.fields_opt import add_fields_option
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("explain", help="say why a job waits, where it runs, or how it ended")
     p.add_argument("--source", help="the cluster whose queue holds the job (default: as the dashboard)")
     p.add_argument("job", type=job_id, metavar="JOBID")
+    add_fields_option(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from gputui.cli.job_session import open_session
 
-    session = open_session(args.source)
+    session = open_session(args.source, fields=args.fields)
     try:
         detail = session.service.get(args.job)
         session.say_notice()

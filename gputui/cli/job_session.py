@@ -106,13 +106,13 @@ def simulated_note(source: Source, clock: float | None) -> str:
     return f"simulated on the {source.description}{when}: nothing is executed"
 
 
-def open_for_jobs(source_arg: str | None) -> Opened:
+def open_for_jobs(source_arg: str | None, fields: list[str] | None = None) -> Opened:
     """The source a job command works on: ``source_arg``, else the live machine. Never the demo unasked: a job
     command that fell back to it would claim that jobs run where nothing does."""
     from gputui.cli.source_factory import open_nvml, open_source
 
     if source_arg is not None:
-        return open_source(source_arg)
+        return open_source(source_arg, fields=fields)
     try:
         return Opened(open_nvml())
     except NvmlUnavailable as e:
@@ -122,10 +122,13 @@ def open_for_jobs(source_arg: str | None) -> Opened:
         ) from None
 
 
-def open_session(source_arg: str | None, busy_timeout_s: float | None = None) -> Session:
+def open_session(
+    source_arg: str | None, busy_timeout_s: float | None = None, fields: list[str] | None = None
+) -> Session:
     """Open ``source_arg`` (default: the live machine; see open_for_jobs), and run one scheduling pass (if no
-    other gputui owns the queue) so that the answer reflects the present."""
-    opened = open_for_jobs(source_arg)
+    other gputui owns the queue) so that the answer reflects the present. ``fields``: a header-less CSV's
+    `--fields`."""
+    opened = open_for_jobs(source_arg, fields)
     try:
         timeout = BUSY_TIMEOUT_S if busy_timeout_s is None else busy_timeout_s
         service = open_service(source_arg, opened.source, busy_timeout_s=timeout)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from gputui.cli.fields_opt import add_fields_option
+
 SYNTHETIC_HELP = (
     "HOSTLIST:GPUS:MODEL[:mps|:mig=P+P...][:cpus=N][:mem=SIZE][:features=F+F...], e.g. 'node[01-04]:8:A100-40GB' "
     "(repeat for several groups; CPUs and memory default to what such a server has)"
@@ -23,6 +25,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--ignore-foreign", action="store_true", help="do not treat processes found on GPUs as busy")
     p.add_argument("--json", action="store_true", help="for a Slurm source: the answer as one JSON object")
     p.add_argument("options", nargs=argparse.REMAINDER, help="after --: Slurm options, as after srun/sbatch")
+    add_fields_option(p)
     p.set_defaults(run=run)
 
 
@@ -109,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
         from gputui.cli.source_factory import snapshot_at
         from gputui.core.timefmt import utc_text
 
-        opened = open_for_jobs(args.source)
+        opened = open_for_jobs(args.source, args.fields)
         try:
             snap = snapshot_at(opened.source, args.at)
         finally:
@@ -146,7 +149,10 @@ def run(args: argparse.Namespace) -> int:
         for g in ng.gpus:
             what = "whole GPU"
             if g.mig is not None:
-                what = f"MIG {g.mig.profile} GI {g.mig.gi_id} at slot {g.mig.placement_start}"
+                where = "its slot is not in the log" if g.mig.placement_start is None else None
+                what = f"MIG {g.mig.profile} GI {g.mig.gi_id}" + (
+                    f" ({where})" if where else f" at slot {g.mig.placement_start}"
+                )
                 what += " (to be created)" if g.mig.created else ""
             elif g.mps_percent is not None:
                 what = f"MPS {g.mps_percent} %"

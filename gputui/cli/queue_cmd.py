@@ -9,6 +9,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from gputui.cli.fields_opt import add_fields_option
+
 STATE_WORDS = {"PD": "PENDING", "R": "RUNNING", "CD": "COMPLETED", "F": "FAILED", "CA": "CANCELLED"}
 
 
@@ -41,6 +43,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="keep scheduling and redraw every second until Ctrl-C: the queue's agent while no dashboard runs "
         "(a replay plays in real time meanwhile)",
     )
+    add_fields_option(p)
     p.set_defaults(run=run)
 
 
@@ -117,7 +120,7 @@ def watch(
 def run(args: argparse.Namespace) -> int:
     from gputui.cli.job_session import open_session
 
-    session = open_session(args.source)
+    session = open_session(args.source, fields=args.fields)
     try:
         if not args.json:
             session.say_notice()

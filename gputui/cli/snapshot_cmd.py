@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from gputui.cli.fields_opt import add_fields_option
 from gputui.cli.source_factory import SOURCE_HELP
 from gputui.core.timefmt import TIME_HELP
 
@@ -16,6 +17,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--json", action="store_true", help="print the snapshot as JSON instead of tables")
     p.add_argument("--node", action="append", metavar="NAME", help="only this node (repeatable)")
     p.add_argument("--wide", action="store_true", help="every column, however wide the tables get")
+    add_fields_option(p)
     p.set_defaults(run=run)
 
 
@@ -24,7 +26,7 @@ def run(args: argparse.Namespace) -> int:
     from gputui.core.errors import GputuiError
     from gputui.core.numbers import cut
 
-    opened = open_source(args.source)
+    opened = open_source(args.source, fields=args.fields)
     try:
         snap = snapshot_at(opened.source, args.at)
     finally:

@@ -27,8 +27,10 @@ class Opened:
     notice: str | None = None  # one line telling the user what they are looking at, when not obvious
 
 
-def open_source(arg: str | None, clock: Clock | None = None) -> Opened:
-    """The source for ``arg``; with no argument, live NVML if a driver answers, else the demo."""
+def open_source(arg: str | None, clock: Clock | None = None, fields: list[str] | None = None) -> Opened:
+    """The source for ``arg``; with no argument, live NVML if a driver answers, else the demo.
+
+    ``fields`` is the `--query-gpu` field list of a header-less CSV log (`--fields`)."""
     if arg is None:
         try:
             return Opened(open_nvml())
@@ -42,7 +44,7 @@ def open_source(arg: str | None, clock: Clock | None = None) -> Opened:
         return open_file(demo_recording(), clock, description="bundled demo recording (synthetic)")
     if low == "slurm" or low.startswith("slurm:"):
         return Opened(open_slurm(arg[len("slurm:") :] if low.startswith("slurm:") else None))
-    return open_file(Path(arg), clock)
+    return open_file(Path(arg), clock, fields=fields)
 
 
 def snapshot_at(source: Source, at: str | None) -> ClusterSnapshot:
@@ -75,7 +77,9 @@ def open_slurm(conf_path: str | None) -> Source:
     return SlurmSource(conf_path=conf_path or None)
 
 
-def open_file(path: Path, clock: Clock | None = None, description: str | None = None) -> Opened:
+def open_file(
+    path: Path, clock: Clock | None = None, description: str | None = None, fields: list[str] | None = None
+) -> Opened:
     """A replay of a gputui recording or of an nvidia-smi log, told apart by their first bytes."""
     name = str(path)
     if not path.exists():
@@ -98,8 +102,11 @@ def open_file(path: Path, clock: Clock | None = None, description: str | None = 
         return Opened(ReplaySource(store, description or f"recording {path.name}", clock), notice)
     from gputui.sources.nvsmi import load_nvsmi_log, sniff_nvsmi
 
-    if sniff_nvsmi(path) is None:
-        raise SourceError(f"{name}: not a gputui recording or nvidia-smi log (expected {SOURCE_HELP})")
-    log = load_nvsmi_log(path)
+    if sniff_nvsmi(path) is None and not fields:
+        raise SourceError(
+            f"{name}: not a gputui recording or nvidia-smi log (expected {SOURCE_HELP}; "
+            "a header-less --query-gpu CSV needs --fields)"
+        )
+    log = load_nvsmi_log(path, fields=fields)
     replay = ReplaySource(MemoryFrames(log.frames), description or f"nvidia-smi log {path.name} ({log.kind})", clock)
     return Opened(replay, "; ".join(log.warnings) or None)

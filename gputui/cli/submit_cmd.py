@@ -6,6 +6,8 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from gputui.cli.fields_opt import add_fields_option
+
 USAGE = (
     "gputui submit [--source SRC] [--test-only] [SLURM OPTIONS] -- COMMAND [ARG...]\n"
     "       gputui submit [--source SRC] [--test-only] [SLURM OPTIONS] SCRIPT [ARG...]"
@@ -44,6 +46,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--test-only", action="store_true", help="only say where the job would start now, or why it would wait"
     )
     p.add_argument("--json", action="store_true", help="with --test-only on Slurm: the answer as one JSON object")
+    add_fields_option(p)
     p.set_defaults(run=run, words=[])
     parse = p.parse_known_args
 
@@ -68,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
         raise JobError("nothing to submit: give Slurm options and -- COMMAND, or a batch script")
     options, script, script_args = split_sbatch(words)
     parsable = "--parsable" in options
-    session = open_session(args.source)
+    session = open_session(args.source, fields=args.fields)
     try:
         service = session.service
         if args.test_only and service.kind == "slurm":

@@ -66,6 +66,28 @@ class GpuModel:
         """Start slots where ``profile`` fits given the memory slots already taken."""
         return [s for s, size in profile.placements if not (((1 << size) - 1) << s) & used_mask]
 
+    def fits_by_slices(self, in_use: list[str]) -> list[MigProfile] | None:
+        """The profiles the slice counts leave room for beside GPU instances of the profiles ``in_use``, when
+        their placements are unknown (a log never carries them); None when a profile in use is not in the table.
+
+        Free memory and compute slices and the per-profile instance limit are necessary, not sufficient:
+        where the free slots lie can still rule a profile out, but nothing left out here could fit.
+        """
+        used = [self.profile(n) for n in in_use]
+        if any(p is None for p in used):
+            return None
+        known = [p for p in used if p is not None]
+        memory = self.memory_slices - sum(p.memory_slices for p in known)
+        compute = self.compute_slices - sum(p.compute_slices for p in known)
+        return [
+            p
+            for p in self.profiles
+            if not p.name.endswith("+me")
+            and p.memory_slices <= memory
+            and p.compute_slices <= compute
+            and sum(q.name == p.name for q in known) < p.max_instances
+        ]
+
 
 def normalise_profile_name(name: str) -> str:
     """'MIG 3g.20gb', 'mig-3g.20gb', 'a100_3g.20gb' and '3G.20GB' all mean '3g.20gb'.

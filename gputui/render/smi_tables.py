@@ -37,14 +37,19 @@ def utc(ts: float) -> str:
 def _mem(used: int | None, total: int | None) -> Text | str:
     if used is None and total is None:
         return NA
-    return f"{na(used)}MiB / {na(total)}MiB"
+    return f"{_mib(used)} / {_mib(total)}"
+
+
+def _mib(value: int | None) -> str:
+    return "N/A" if value is None else f"{value}MiB"  # N/A never carries a unit
 
 
 def _power(gpu: GpuSnapshot) -> Text | str:
     if gpu.power_draw_w is None and gpu.power_limit_w is None:
         return NA
-    draw = "N/A" if gpu.power_draw_w is None else f"{gpu.power_draw_w:.0f}W"
-    cap = "N/A" if gpu.power_limit_w is None else f"{gpu.power_limit_w:.0f}W"
+    # whole watts truncated, as nvidia-smi's table prints them (37.62 W shows as 37W)
+    draw = "N/A" if gpu.power_draw_w is None else f"{int(gpu.power_draw_w)}W"
+    cap = "N/A" if gpu.power_limit_w is None else f"{int(gpu.power_limit_w)}W"
     return f"{draw} / {cap}"
 
 

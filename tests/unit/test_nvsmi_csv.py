@@ -47,7 +47,8 @@ def write(path: Path, text: str, mtime: float | None = None) -> Path:
 def test_tesla_p100_csv(tmp_path: Path) -> None:
     path = write(tmp_path / "p100.csv", P100.read_text(), mtime=1_700_000_000.0)
     log = load_nvsmi_log(path)
-    assert log.kind == "csv" and log.warnings == []
+    assert log.kind == "csv"
+    assert log.warnings == [f"{path}: no timestamp column; frames timed back from the file's modification time"]
     (frame,) = log.frames
     assert frame.timestamp == 1_700_000_000.0  # no timestamp column: the file's mtime
     assert frame.source == "nvidia-smi --query-gpu log p100.csv"
@@ -64,7 +65,7 @@ def test_noheader_needs_the_field_list(tmp_path: Path) -> None:
     data = P100.read_text().splitlines()[1] + "\n"
     path = write(tmp_path / "noheader.csv", data)
     assert sniff_nvsmi(path) == "csv"
-    with pytest.raises(SourceError, match=r"noheader\.csv: CSV has no header row .*fields=") as e:
+    with pytest.raises(SourceError, match=r"noheader\.csv: CSV has no header row .*--fields index,name") as e:
         load_nvsmi_log(path)
     assert "\n" not in str(e.value)
     with_fields = load_nvsmi_log(path, fields=P100_FIELDS).frames[0].nodes[0].gpus
@@ -101,9 +102,10 @@ def test_rows_group_into_frames_by_timestamp_and_gpu(tmp_path: Path) -> None:
         _row("2026/07/14 09:00:28.791", 0, power="[N/A]"),
         _row("2026/07/14 09:00:28.794", 1, util="[Requested functionality has been deprecated]"),
         _row("2026/07/14 09:00:29.790", 0, used="[Unknown Error]"),
+        _row("2026/07/14 09:00:29.793", 1),
     ]
     log = load_nvsmi_log(write(tmp_path / "poll.csv", LOG_HEADER + "".join(rows)))
-    assert [f.gpu_count for f in log.frames] == [2, 2, 1]
+    assert [f.gpu_count for f in log.frames] == [2, 2, 2]
     assert [f.timestamp for f in log.frames] == pytest.approx(
         [utc(2026, 7, 14, 9, 0, 27) + 0.792, utc(2026, 7, 14, 9, 0, 28) + 0.791, utc(2026, 7, 14, 9, 0, 29) + 0.790]
     )
@@ -161,8 +163,13 @@ def test_header_without_rows_and_short_rows(tmp_path: Path) -> None:
     cut = LOG_HEADER + _row("2026/07/14 09:00:27.792", 0) + _row("2026/07/14 09:00:28.792", 0)[:40]
     log = load_nvsmi_log(write(tmp_path / "cut.csv", cut))
     assert len(log.frames) == 1
+    cut_warning = f"{tmp_path / 'cut.csv'}: last poll dropped: its last row is cut inside a value (log cut short?)"
+    assert log.warnings == [cut_warning]
+    short = LOG_HEADER + _row("2026/07/14 09:00:27.792", 0)[:40] + "\n" + _row("2026/07/14 09:00:28.792", 0)
+    log = load_nvsmi_log(write(tmp_path / "short.csv", short))
+    assert len(log.frames) == 1
     assert log.warnings == [
-        f"{tmp_path / 'cut.csv'}: 1 row(s) with a wrong number of columns skipped (first at line 3)"
+        f"{tmp_path / 'short.csv'}: 1 row(s) with a wrong number of columns skipped (first at line 2)"
     ]
 
 

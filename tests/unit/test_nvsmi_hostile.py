@@ -15,6 +15,7 @@ ROOT = Path(__file__).resolve().parents[2] / "fixtures"
 NVSMI = ROOT / "nvidia-smi"
 HOSTILE = ROOT / "hostile"
 EXPECTED = "(expected `nvidia-smi -q -x` XML, `nvidia-smi -q` text or `--query-gpu` CSV)"
+NOT_A_LOG = EXPECTED[:-1] + "; a header-less CSV needs --fields)"
 
 
 def refused(path: Path, **kwargs: object) -> str:
@@ -66,14 +67,14 @@ def test_other_xml_is_not_a_log() -> None:
 def test_help_query_gpu_is_not_a_log() -> None:
     path = NVSMI / "netdata-help-query-gpu.txt"
     assert sniff_nvsmi(path) is None
-    assert refused(path) == f"{path}: not an nvidia-smi log {EXPECTED}"
+    assert refused(path) == f"{path}: not an nvidia-smi log {NOT_A_LOG}"
 
 
 def test_binary_empty_and_missing_files(tmp_path: Path) -> None:
     binary = tmp_path / "data.bin"
     binary.write_bytes(bytes(range(256)) * 64)
-    assert refused(binary) == f"{binary}: not an nvidia-smi log {EXPECTED}"
-    assert refused(binary, fields=["name"]) == f"{binary}: not an nvidia-smi log {EXPECTED}"
+    assert refused(binary) == f"{binary}: not an nvidia-smi log {NOT_A_LOG}"
+    assert refused(binary, fields=["name"]) == f"{binary}: not an nvidia-smi log {NOT_A_LOG}"
     empty = tmp_path / "empty.xml"
     empty.write_bytes(b"")
     assert refused(empty) == f"{empty}: empty file {EXPECTED}"

@@ -67,7 +67,7 @@ def load_nvsmi_log(
     if kind is None and fields and read_head(label) is not None:
         kind = "csv"  # a header-less CSV the caller vouches for
     if kind is None:
-        raise SourceError(f"{label}: not an nvidia-smi log ({EXPECTED})")
+        raise SourceError(f"{label}: not an nvidia-smi log ({EXPECTED}; a header-less CSV needs --fields)")
     with _collector_paused():
         frames, warnings = _load(label, p, kind, node_name or p.stem, st.st_mtime, fields)
     return NvsmiLog(frames=frames, kind=kind, path=label, warnings=warnings)
@@ -94,13 +94,15 @@ def _load(
 ) -> tuple[list[ClusterSnapshot], list[str]]:
     warnings: list[str] = []
     if kind == "xml":
-        frames = _frames_from_trees(iter_xml_documents(label, label, warnings), name, p.name, kind, mtime)
+        trees = iter_xml_documents(label, label, warnings)
+        frames = _frames_from_trees(trees, name, p.name, kind, mtime, warnings, label)
     elif kind == "query-text":
         with open_text(label, label) as f:
-            trees = iter_text_documents(bounded_lines(f, label), label)
-            frames = _frames_from_trees(trees, name, p.name, kind, mtime)
+            trees = iter_text_documents(bounded_lines(f, label), label, warnings)
+            frames = _frames_from_trees(trees, name, p.name, kind, mtime, warnings, label)
         if not frames:
-            raise SourceError(f"{label}: no GPU section found in the `nvidia-smi -q` text")
+            cut = f" ({warnings[-1].partition(': ')[2]})" if warnings else ""
+            raise SourceError(f"{label}: no complete GPU section found in the `nvidia-smi -q` text{cut}")
     elif kind == "csv":
         with open_text(label, label) as f:
             frames = frames_from_csv(
@@ -118,18 +120,25 @@ def _load(
                 bounded_lines(f, label), label=label, node_name=name, name=p.name, mtime=mtime, warnings=warnings
             )
         if not frames:
-            raise SourceError(f"{label}: capture has no `nvidia-smi -q` or `--query-gpu` section")
+            cut = f" ({warnings[-1].partition(': ')[2].partition(';')[0]})" if warnings else ""
+            raise SourceError(f"{label}: capture has no complete `nvidia-smi -q` or `--query-gpu` section{cut}")
     return frames, warnings
 
 
 def _frames_from_trees(
-    trees: Iterable[Node], node_name: str, file_name: str, kind: str, mtime: float
+    trees: Iterable[Node], node_name: str, file_name: str, kind: str, mtime: float, warnings: list[str], label: str
 ) -> list[ClusterSnapshot]:
-    """One frame per document; documents without a timestamp are placed one second apart before the mtime."""
+    """One frame per document; documents without a timestamp are placed one second apart before the mtime
+    (said once in ``warnings``)."""
     source = f"{_SOURCE_NAMES[kind]} {file_name}"
+    fmt = "xml" if kind == "xml" else "text"
     timed: list[tuple[float | None, ClusterSnapshot]] = []
     for root in trees:
-        t, node = node_from_tree(root, node_name)
+        t, node = node_from_tree(root, node_name, fmt=fmt)
         timed.append((t, ClusterSnapshot(timestamp=0.0, nodes=(node,), source=source)))
     n = len(timed)
+    untimed = sum(t is None for t, _ in timed)
+    if untimed:
+        what = "no timestamp" if untimed == n else f"{untimed} of its {n} documents have no timestamp"
+        warnings.append(f"{label}: {what}; timed from the file's modification time, one second apart")
     return [snap.with_time(t if t is not None else mtime - (n - 1 - i)) for i, (t, snap) in enumerate(timed)]

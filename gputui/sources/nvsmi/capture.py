@@ -12,7 +12,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from gputui.core.errors import SourceError
 from gputui.core.model import ClusterSnapshot
+from gputui.sources.nvsmi.lines import TailWatch
 from gputui.sources.nvsmi.mapping import node_from_tree
 from gputui.sources.nvsmi.mig import ListedMig
 from gputui.sources.nvsmi.query_csv import frames_from_csv
@@ -33,6 +35,7 @@ class Section:
     what: str
     command: str = ""
     lines: list[str] = field(default_factory=list)
+    closed: bool = False  # another section followed, so this one's output is complete
 
     @property
     def kind(self) -> str | None:
@@ -63,6 +66,8 @@ def read_sections(lines: Iterable[str]) -> tuple[list[str], list[Section]]:
         if state == "bar":
             title = TITLE.match(line)
             if title:
+                if current is not None:
+                    current.closed = True
                 current = Section(phase=title.group(1), what=title.group(2))
                 sections.append(current)
                 state = "title"
@@ -77,7 +82,7 @@ def read_sections(lines: Iterable[str]) -> tuple[list[str], list[Section]]:
             if len(preamble) < 100:
                 preamble.append(line)
         elif current.kind is not None:
-            current.lines.append(line)
+            current.lines.append(raw)  # with its newline: a last line without one was cut
     return preamble, sections
 
 
@@ -112,8 +117,13 @@ def mig_listing(section: Section | None) -> dict[int, dict[int, ListedMig]]:
 def frames_from_capture(
     lines: Iterable[str], *, label: str, node_name: str, name: str, mtime: float, warnings: list[str]
 ) -> list[ClusterSnapshot]:
-    """One frame per phase (`-q` output, else the query-gpu CSV), in file order."""
-    preamble, sections = read_sections(lines)
+    """One frame per phase (`-q` output, else the query-gpu CSV), in file order.
+
+    Only the last section can be cut short (the file ends inside it); its torn frame is dropped with a warning.
+    """
+    tail = TailWatch(lines)
+    preamble, sections = read_sections(tail)
+    before = len(warnings)
     fallback = collected_at(preamble) or mtime
     listing = mig_listing(next((s for s in sections if s.kind == "list"), None))
     phases: list[str] = []
@@ -125,16 +135,45 @@ def frames_from_capture(
         source = f"nvidia-smi capture {name} ({phase})"
         query = next((s for s in sections if s.phase == phase and s.kind == "query"), None)
         if query is not None:
-            for root in iter_text_documents(query.lines, label):
-                t, node = node_from_tree(root, node_name, listing)
+            torn = None if query.closed else warnings
+            for root in iter_text_documents(query.lines, f"{label} ({phase})", torn):
+                t, node = node_from_tree(root, node_name, listing, fmt="text")
                 if t is None:
                     warnings.append(f"{label}: `-q` output of phase {phase} has no timestamp; capture time used")
                 frames.append(ClusterSnapshot(timestamp=t if t is not None else fallback, nodes=(node,), source=source))
             continue
         csv_section = next(s for s in sections if s.phase == phase and s.kind == "query-gpu")
-        frames.extend(
-            frames_from_csv(
-                csv_section.lines, label=label, node_name=node_name, source=source, mtime=fallback, warnings=warnings
+        csv_before = len(warnings)
+        try:
+            read = frames_from_csv(
+                csv_section.lines,
+                label=f"{label} ({phase})",
+                node_name=node_name,
+                source=source,
+                mtime=fallback,
+                warnings=warnings,
+                whole=csv_section.closed,
             )
-        )
+        except SourceError:
+            if csv_section.closed:
+                raise
+            del warnings[csv_before:]
+            warnings.append(f"{label}: `--query-gpu` output of phase {phase} cut short; dropped (log cut short?)")
+            continue
+        frames.extend(read)
+    if len(warnings) == before and (problem := _cut_short(preamble, sections, tail.cut)):
+        warnings.append(f"{label}: capture cut short: {problem}; the section it ends in is not read")
     return frames
+
+
+def _cut_short(preamble: list[str], sections: list[Section], in_line: bool) -> str | None:
+    """Why a capture looks cut short, or None: the collector writes the same sections for the idle and the
+    load state (when its header names a load), and ends every line."""
+    if in_line:
+        return "it ends inside a line"
+    load = next((ln.partition(":")[2].strip() for ln in preamble if ln.startswith("load:")), "none")
+    idle = sum(s.phase == "idle" for s in sections)
+    loaded = sum(s.phase == "load" for s in sections)
+    if load.lower() not in ("", "none") and loaded < idle:
+        return f"its load state has {loaded} of the {idle} sections of its idle state"
+    return None

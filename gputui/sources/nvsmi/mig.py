@@ -2,7 +2,8 @@
 
 `nvidia-smi -q` lists one entry per compute instance (its GI id, CI id, SMs and the GI's shared
 memory) but no profile names; `nvidia-smi -L` names them. Without `-L`, the GI profile is inferred from
-memory and SMs, and left None where two profiles would fit equally well.
+memory and SMs (a GI split into CIs: from the sum of its CIs' compute slices and its memory), and left
+None where two profiles would fit equally well.
 """
 
 from __future__ import annotations
@@ -59,7 +60,11 @@ def _gpu_instance(members: list[MigDevice], model: GpuModel | None, listed: dict
     else:
         sms = [d.sm_count for d in members]
         sm_sum = sum(s for s in sms if s is not None) if all(s is not None for s in sms) else None
-        profile = _inferred(model, first.memory_total_mib, sm_sum) if model else None
+        profile = None
+        if model is not None:
+            profile = _from_compute_instances(model, first.memory_total_mib, sms) or _inferred(
+                model, first.memory_total_mib, sm_sum
+            )
         gi_name = profile.name if profile else None
     gi_sm = profile.sm_count if profile else None
     for d in members:
@@ -99,18 +104,39 @@ def _gi_name_of(ci_profile: str) -> str:
     return normalise_profile_name(m.group(2) if m else ci_profile)
 
 
-def _inferred(model: GpuModel, memory_mib: int | None, sm_sum: int | None) -> MigProfile | None:
-    """The table profile for a GI, or None when memory and SMs do not single one out."""
-    guess = infer_profile(model, memory_mib, sm_sum)
-    if guess is None or memory_mib is None:
+def _from_compute_instances(model: GpuModel, memory_mib: int | None, sms: list[int | None]) -> MigProfile | None:
+    """The GI profile whose compute slices are the sum of its CIs' (each CI's SMs tell its slices) and whose
+    memory is the GI's: a 3g split into 1c + 2c has 16 + 32 SMs, which no profile has, but 3 slices."""
+    slices = [_slices_of(model, sm) for sm in sms]
+    if memory_mib is None or any(n is None for n in slices):
         return None
-    near = [
+    total = sum(n for n in slices if n is not None)
+    near = [p for p in _near(model, memory_mib) if p.compute_slices == total]
+    return near[0] if len(near) == 1 else None
+
+
+def _slices_of(model: GpuModel, sm_count: int | None) -> int | None:
+    """The compute slices of a CI with this many SMs: those of the GI profiles with the same SM count."""
+    found = {p.compute_slices for p in model.profiles if sm_count is not None and p.sm_count == sm_count}
+    return found.pop() if len(found) == 1 else None
+
+
+def _near(model: GpuModel, memory_mib: int) -> list[MigProfile]:
+    return [
         p
         for p in model.profiles
         if not p.name.endswith("+me")
         and p.memory_mib_estimate is not None
         and abs(p.memory_mib_estimate - memory_mib) / p.memory_mib_estimate <= _MEMORY_TOLERANCE
     ]
+
+
+def _inferred(model: GpuModel, memory_mib: int | None, sm_sum: int | None) -> MigProfile | None:
+    """The table profile for a GI, or None when memory and SMs do not single one out."""
+    guess = infer_profile(model, memory_mib, sm_sum)
+    if guess is None or memory_mib is None:
+        return None
+    near = _near(model, memory_mib)
     if len(near) > 1 and (sm_sum is None or guess.sm_count != sm_sum):
         return None
     return guess

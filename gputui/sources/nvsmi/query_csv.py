@@ -1,64 +1,36 @@
 """`nvidia-smi --query-gpu=... --format=csv[,noheader][,nounits]` logs read into frames.
 
-Rows become frames this way: with a GPU key column (uuid, pci.bus_id or index) a frame ends when a GPU
-repeats, and its time is its first row's `timestamp`; without one, rows sharing a `timestamp` form a
-frame. Without a `timestamp` column the last frame gets the file's modification time and each earlier
-frame one second less, as `-l 1` would have written them.
+GPUs are told apart by their UUID, else their bus id, else their serial, else their index; without an
+`index` column a GPU keeps the place it first appeared at, so its history stays its own. Rows become
+frames by poll: a frame ends when a GPU repeats, or when a row comes more than 5 s (or half the poll
+interval, if more) after the frame's first row; its time is its first row's `timestamp`. Without any
+GPU column, rows sharing a `timestamp` form a frame. Without a `timestamp` column the last frame gets
+the file's modification time and each earlier frame one second less, as `-l 1` would have written them
+(with a warning saying so).
 """
 
 from __future__ import annotations
 
 import csv
 import dataclasses
+import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from gputui.core.errors import SourceError
 from gputui.core.model import ClusterSnapshot, GpuSnapshot, NodeSnapshot
-from gputui.sources.nvsmi.values import csv_time, enabled, integer, number, text
+from gputui.sources.nvsmi.lines import TailWatch
+from gputui.sources.nvsmi.spellings import CSV_COLUMNS, CSV_KEY_COLUMNS, CSV_KNOWN_FIELDS
+from gputui.sources.nvsmi.values import NA_VALUES, csv_time, text, version
 
-# query field (and nvidia-smi's aliases) -> (model field, converter); where several columns feed one
-# field, the earlier one in this table wins when both have a value
-COLUMNS: dict[str, tuple[str, Callable[[str], Any]]] = {
-    "index": ("index", integer),
-    "uuid": ("uuid", text),
-    "gpu_uuid": ("uuid", text),
-    "name": ("name", text),
-    "gpu_name": ("name", text),
-    "pci.bus_id": ("pci_bus_id", text),
-    "gpu_bus_id": ("pci_bus_id", text),
-    "memory.total": ("memory_total_mib", integer),
-    "memory.used": ("memory_used_mib", integer),
-    "utilization.gpu": ("utilization_gpu", integer),
-    "utilization.memory": ("utilization_memory", integer),
-    "temperature.gpu": ("temperature_c", integer),
-    "power.draw": ("power_draw_w", number),
-    "power.draw.average": ("power_draw_w", number),
-    "power.draw.instant": ("power_draw_w", number),
-    "enforced.power.limit": ("power_limit_w", number),
-    "power.limit": ("power_limit_w", number),
-    "fan.speed": ("fan_percent", integer),
-    "clocks.current.graphics": ("clock_graphics_mhz", integer),
-    "clocks.gr": ("clock_graphics_mhz", integer),
-    "clocks.current.sm": ("clock_sm_mhz", integer),
-    "clocks.sm": ("clock_sm_mhz", integer),
-    "clocks.current.memory": ("clock_memory_mhz", integer),
-    "clocks.mem": ("clock_memory_mhz", integer),
-    "pstate": ("performance_state", text),
-    "compute_mode": ("compute_mode", text),
-    "persistence_mode": ("persistence_mode", enabled),
-    "mig.mode.current": ("mig_mode_current", enabled),
-    "mig.mode.pending": ("mig_mode_pending", enabled),
-}
-KEY_COLUMNS = ("uuid", "gpu_uuid", "pci.bus_id", "gpu_bus_id", "index")  # what tells GPUs apart, best first
-NODE_COLUMNS = ("timestamp", "hostname", "driver_version")
-KNOWN_FIELDS = frozenset(COLUMNS) | frozenset(NODE_COLUMNS) | {"count", "serial", "gpu_serial", "memory.free"}
-
+COLUMNS = {name: (field, convert) for name, (field, convert, _seen) in CSV_COLUMNS.items()}
+KNOWN_FIELDS = CSV_KNOWN_FIELDS
 _FIELD_NAME = re.compile(r"^[a-z][a-zA-Z0-9_.]*$")
 _UNIT = re.compile(r"\s*\[[^\]]*\]$")
 _CACHE_LIMIT = 50_000  # distinct raw values remembered per column
 _BATCH_ROWS = 8192
+_SAME_POLL_S = 5.0  # rows of one poll can be seconds apart on a busy host; polls are seldom this close
 
 # GpuSnapshot's plain fields in declaration order, so that a row converts to positional arguments
 _SCALAR_FIELDS = tuple(f.name for f in dataclasses.fields(GpuSnapshot))[
@@ -87,15 +59,25 @@ def frames_from_csv(
     mtime: float,
     warnings: list[str],
     fields: list[str] | None = None,
+    whole: bool = False,
 ) -> list[ClusterSnapshot]:
-    """Read query-gpu CSV lines into one frame per poll; see the module docstring for grouping."""
-    rows = csv.reader(lines, skipinitialspace=True)
+    """Read query-gpu CSV lines into one frame per poll; see the module docstring for grouping.
+
+    Unless ``whole`` says the lines are known to be complete, a last row without its newline (the file
+    was cut inside it) and a last poll with fewer GPUs than the one before are dropped, with one warning.
+    """
+    tail = TailWatch(lines)
+    rows = csv.reader(tail, skipinitialspace=True)
     try:
         first = next((r for r in rows if r), None)
         if first is None:
             raise SourceError(f"{label}: empty CSV (expected `nvidia-smi --query-gpu` output)")
+        if tail.cut and not whole:
+            raise SourceError(f"{label}: CSV cut short inside its first line (log cut short?)")
+        units: list[str | None] = []  # each column's unit, when the header gives it
         if looks_like_header(first):
             names = [field_name(c) for c in first]
+            units = [_unit_of(c) for c in first]
             pending: list[list[str]] = []
         elif fields:
             names = [field_name(f) for f in fields]
@@ -104,28 +86,49 @@ def frames_from_csv(
                 raise SourceError(f"{label}: {len(names)} fields given but the CSV rows have {len(first)} columns")
         else:
             raise SourceError(
-                f"{label}: CSV has no header row (--format=csv,noheader); the header, or the --query-gpu "
-                "field list (fields=...), is needed to know the columns"
+                f"{label}: CSV has no header row (--format=csv,noheader); give its --query-gpu field list "
+                "with --fields index,name,... (the same names, in the same order)"
             )
         reader = _RowReader(names, label)
         bad = first_bad = 0
-        for row in pending:
-            reader.add(row)
-        for row in rows:
-            if len(row) != len(names):
-                if not row:
-                    continue
+        last_bad = False
+        held: list[str] | None = None  # each row waits for the next, so that a cut last row can be dropped
+        count = 0
+        for row in itertools.chain(pending, rows):
+            if not row:
+                continue
+            count += 1
+            if held is not None:
+                reader.add(held)
+                held = None
+            last_bad = len(row) != len(names)
+            if last_bad:
                 bad += 1
                 if bad == 1:
                     first_bad = rows.line_num
                 continue
-            reader.add(row)
+            held = row
     except csv.Error as e:
         raise SourceError(f"{label}: not a readable CSV ({e})") from None
+    # nvidia-smi ends every row with a newline, but a lone row saved by hand may have lost it: a lone row is
+    # cut only when its values carry units and its last one lacks the unit the header gives
+    cut = not whole and tail.cut and (count > 1 or last_bad or (held is not None and _unit_cut(held, names, units)))
+    if cut and last_bad:
+        bad -= 1  # the row cut short is the one with too few columns: reported as the cut, not as bad
+    if held is not None and not cut:
+        reader.add(held)
     reader.flush()
     if bad:
         warnings.append(f"{label}: {bad} row(s) with a wrong number of columns skipped (first at line {first_bad})")
+    problem = "its last row is cut inside a value" if cut else None
+    if not whole and (short := reader.short_last_poll()):
+        reader.frames.pop()
+        problem = f"{problem} and it has {short}" if problem else f"it has {short}"
+    if problem:
+        warnings.append(f"{label}: last poll dropped: {problem} (log cut short?)")
     if not reader.frames:
+        if problem:
+            raise SourceError(f"{label}: CSV has no complete poll ({problem}; log cut short?)")
         raise SourceError(f"{label}: CSV has no data rows")
     return reader.snapshots(node_name=node_name, source=source, mtime=mtime, warnings=warnings)
 
@@ -145,19 +148,27 @@ class _RowReader:
                 field, convert = COLUMNS[name]
                 targets.setdefault(field, []).append((col, convert, {}))
         self.targets = list(targets.items())
-        self.key_col = next((names.index(k) for k in KEY_COLUMNS if k in names), None)
+        # every key column present, best first: a row is keyed by the first that is not N/A in it (GeForce
+        # boards print `serial` as [N/A])
+        self.key_cols = [names.index(k) for k in CSV_KEY_COLUMNS if k in names]
+        self.key_col = self.key_cols[0] if self.key_cols else None
+        self.has_index = "index" in names
         self.time_col = names.index("timestamp") if "timestamp" in names else None
         self.host_col = names.index("hostname") if "hostname" in names else None
-        self.driver_col = names.index("driver_version") if "driver_version" in names else None
+        self.driver_cols = [names.index(c) for c in ("kmd_version", "driver_version") if c in names]
         if self.key_col is None and self.time_col is None:
             raise SourceError(
                 f"{label}: cannot tell polls apart: the CSV needs a timestamp column or a GPU column "
-                "(uuid, pci.bus_id or index)"
+                "(uuid, pci.bus_id, serial or index)"
             )
         self.frames: list[tuple[str | None, list[GpuSnapshot]]] = []
+        self.frame_keys: list[str] = []  # the GPU keys of the frame being filled, in row order
         self.hostname: str | None = None
         self.driver: str | None = None
+        self._order: dict[str, int] = {}  # GPU key -> its index when the log has no index column
         self._keys: set[str] = set()
+        self._prev_keys: set[str] = set()
+        self._starts: list[float] = []  # the first row's time of the last two frames, for the poll interval
         self._last: dict[str, tuple[tuple[Any, ...], GpuSnapshot]] = {}
         self._batch: list[list[str]] = []
 
@@ -166,40 +177,73 @@ class _RowReader:
         if len(self._batch) >= _BATCH_ROWS:
             self.flush()
 
+    def _new_poll(self, key: str | None, stamp: str | None) -> bool:
+        """Whether a row starts a new frame: its GPU repeats, or it comes well after the frame's first row."""
+        if not self.frames:
+            return True
+        first = self.frames[-1][0]
+        if key is None and not self.key_cols:
+            return stamp != first
+        if key is not None and key in self._keys:
+            return True
+        if stamp is None or not self._starts or (first is not None and stamp[:19] == first[:19]):
+            return False  # no time, or within the frame's first second
+        t = csv_time(stamp)
+        if t is None:
+            return False
+        interval = self._starts[-1] - self._starts[-2] if len(self._starts) > 1 else 0.0
+        return t - self._starts[-1] > max(_SAME_POLL_S, interval / 2)
+
     def flush(self) -> None:
         rows, self._batch = self._batch, []
         if not rows:
             return
         cols = list(zip(*rows, strict=True))
         args = self._converted(cols, len(rows))
-        keys = cols[self.key_col] if self.key_col is not None else None
+        keys = [cols[c] for c in self.key_cols]
         stamps = cols[self.time_col] if self.time_col is not None else None
         for i, values in enumerate(args):  # values: GpuSnapshot's plain fields for one row
             stamp = stamps[i] if stamps is not None else None
-            if keys is not None:
-                key = keys[i]
-                new = not self.frames or key in self._keys
-            else:
-                key = ""
-                new = not self.frames or stamp != self.frames[-1][0]
-            if new:
+            key = None
+            for column in keys:
+                v = column[i]
+                if v and v[0] != "[" and v.lower() not in NA_VALUES:  # CSV brackets its N/A: "[N/A]"
+                    key = v.strip()
+                    break
+            if self._new_poll(key, stamp):
                 self.frames.append((stamp, []))
-                self._keys = set()
-            self._keys.add(key)
+                self._prev_keys, self._keys = self._keys, set()
+                t = csv_time(stamp)
+                if t is not None:
+                    self._starts = [*self._starts[-1:], t]
             gpus = self.frames[-1][1]
-            if values[_INDEX_POS] is None:  # no index column: position in the poll
-                values = values[:_INDEX_POS] + (len(gpus),) + values[_INDEX_POS + 1 :]
-            last = self._last.get(key)
+            if key is not None:
+                self._keys.add(key)
+            if values[_INDEX_POS] is None:
+                # no index column: the GPU's place in the order GPUs first appear in (else in the poll)
+                position = self._order.setdefault(key, len(self._order)) if key is not None else len(gpus)
+                values = values[:_INDEX_POS] + (position,) + values[_INDEX_POS + 1 :]
+            cache_key = key if key is not None else str(len(gpus))
+            last = self._last.get(cache_key)
             if last is not None and last[0] == values:
                 gpus.append(last[1])
                 continue
             snap = GpuSnapshot(*values)
-            self._last[key] = (values, snap)
+            self._last[cache_key] = (values, snap)
             gpus.append(snap)
         if self.hostname is None and self.host_col is not None:
             self.hostname = next((h for h in map(text, cols[self.host_col]) if h), None)
-        if self.driver is None and self.driver_col is not None:
-            self.driver = next((d for d in map(text, cols[self.driver_col]) if d), None)
+        for col in self.driver_cols:
+            if self.driver is None:
+                self.driver = next((d for d in map(version, cols[col]) if d), None)
+
+    def short_last_poll(self) -> str | None:
+        """'1 of 2 GPUs' when the last frame lacks GPUs that the frame before it had, else None."""
+        if self.key_col is None or len(self.frames) < 2 or not self._prev_keys:
+            return None
+        if self._keys < self._prev_keys:
+            return f"{len(self._keys)} of the {len(self._prev_keys)} GPUs of the poll before"
+        return None
 
     def _converted(self, cols: list[tuple[str, ...]], n: int) -> Iterator[tuple[Any, ...]]:
         """Each row's GpuSnapshot arguments, converting column by column through the caches."""
@@ -221,8 +265,8 @@ class _RowReader:
         n = len(self.frames)
         times: list[float | None] = [csv_time(stamp) for stamp, _ in self.frames]
         if all(t is None for t in times):
-            if self.time_col is not None:
-                warnings.append(f"{self.label}: no readable timestamps; frames timed back from the file's mtime")
+            what = "no readable timestamps" if self.time_col is not None else "no timestamp column"
+            warnings.append(f"{self.label}: {what}; frames timed back from the file's modification time")
             times = [mtime - (n - 1 - i) for i in range(n)]
         elif any(t is None for t in times):
             warnings.append(f"{self.label}: {sum(t is None for t in times)} frame(s) without a readable timestamp")
@@ -237,6 +281,24 @@ class _RowReader:
             )
             for t, (_, gpus) in zip(times, self.frames, strict=True)
         ]
+
+
+def _unit_of(header_cell: str) -> str | None:
+    m = _UNIT.search(header_cell.strip())
+    return m.group(0).strip()[1:-1].strip() or None if m else None
+
+
+def _unit_cut(row: list[str], names: list[str], units: list[str | None]) -> bool:
+    """Whether a row written with units (`--format=csv`) has a last value without its unit."""
+
+    def has_unit(value: str, unit: str) -> bool:
+        v = value.strip()
+        return v.endswith(unit) or (v.startswith("[") and v.endswith("]"))
+
+    if not units or units[-1] is None:
+        return False
+    with_units = [has_unit(v, u) for v, u in zip(row[:-1], units[:-1], strict=True) if u is not None and u != "%"]
+    return any(with_units) and not has_unit(row[-1], units[-1])
 
 
 def _convert(cache: dict[str, Any], convert: Callable[[str], Any], raw: str) -> Any:

@@ -1,7 +1,9 @@
 """`nvidia-smi -q` text (indented 'Key : value' lines) read into the same tree as the XML form.
 
 Each '==== NVSMI LOG ====' banner starts a document, so the output of `nvidia-smi -q -l N` is a
-stream of documents just like the XML one.
+stream of documents just like the XML one. nvidia-smi ends every document with a blank line, so the
+last one is complete when a blank line follows its last GPU section and it has as many GPU sections as
+its 'Attached GPUs' says; else the log was cut while it was written, and that document is dropped.
 """
 
 from __future__ import annotations
@@ -20,16 +22,20 @@ _KEY_VALUE = re.compile(r"^(\S.*?)\s*:(?:\s+(.*))?$")
 _GPU_HEADER = re.compile(r"^GPU\s+([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])$")
 
 
-def iter_text_documents(lines: Iterable[str], label: str) -> Iterator[Node]:
-    """Yield one tree per `nvidia-smi -q` document found in ``lines``."""
+def iter_text_documents(lines: Iterable[str], label: str, warnings: list[str] | None = None) -> Iterator[Node]:
+    """Yield one tree per `nvidia-smi -q` document found in ``lines``; a last document cut short is dropped
+    with a warning in ``warnings`` (kept when ``warnings`` is None)."""
     root: Node | None = None
     stack: list[tuple[int, Node]] = []
     count = 0
+    blank_after = False  # a blank line followed the last content line
     for raw in lines:
         line = raw.rstrip().expandtabs(4)
         stripped = line.lstrip(" ")
-        if not stripped:
+        if not stripped:  # a blank line, unless it is the file's last, cut inside its indentation
+            blank_after = blank_after or raw.endswith(("\n", "\r")) or not raw
             continue
+        blank_after = False
         if BANNER.match(stripped):
             if root is not None and root.children:
                 yield root
@@ -46,8 +52,27 @@ def iter_text_documents(lines: Iterable[str], label: str) -> Iterator[Node]:
         count += 1
         if len(stack) > MAX_DEPTH or count > MAX_ELEMENTS:
             raise SourceError(f"{label}: `nvidia-smi -q` text nested or sized beyond any real log")
-    if root is not None and root.children:
+    if root is None or not root.children:
+        return
+    problem = None if warnings is None else torn(root, blank_after)
+    if problem is None:
         yield root
+    else:
+        assert warnings is not None
+        warnings.append(f"{label}: last `nvidia-smi -q` document dropped: {problem} (log cut short?)")
+
+
+def torn(root: Node, blank_after: bool) -> str | None:
+    """Why the last document of a stream is incomplete, or None when it is whole."""
+    gpus = list(root.all("gpu"))
+    attached = root.value("attached_gpus")
+    if attached is not None and attached.strip().isdigit() and len(gpus) < int(attached):
+        return f"{len(gpus)} of its {int(attached)} GPU sections"
+    if not gpus:
+        return "no GPU section"
+    if not blank_after:
+        return "it ends inside its last GPU section"
+    return None
 
 
 def _new_root() -> tuple[Node, list[tuple[int, Node]], int]:

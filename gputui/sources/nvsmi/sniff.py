@@ -7,10 +7,13 @@ import os
 import re
 
 from gputui.sources.nvsmi.capture import CAPTURE_MARK, TITLE
+from gputui.sources.nvsmi.lines import MAX_LINE_CHARS, is_utf16
 from gputui.sources.nvsmi.query_csv import looks_like_header
 from gputui.sources.nvsmi.query_text import BANNER
 
-SNIFF_BYTES = 8192
+# the first lines must fit: the longest real line is a query-gpu header (7,640 bytes with driver 610's
+# every field, units included), and a UTF-16 file takes twice the bytes
+SNIFF_BYTES = 2 * MAX_LINE_CHARS
 
 _XML_ROOT = re.compile(r"<!DOCTYPE\s+nvidia_smi_log\b|<nvidia_smi_log\b")
 # values only nvidia-smi CSV output has: a GPU UUID, a PCI bus id, its timestamp, a bracketed N/A
@@ -21,9 +24,14 @@ _CSV_VALUE = re.compile(
 
 
 def read_head(path: str | os.PathLike[str]) -> str | None:
-    """The first few KiB as text, or None for a binary file (NUL bytes, or bytes that are not UTF-8)."""
+    """The first few KiB as text, or None for a binary file (NUL bytes, or bytes that are not UTF-8).
+
+    A file with a UTF-16 BOM (PowerShell's `>`) is read as UTF-16."""
     with open(path, "rb") as f:
         head = f.read(SNIFF_BYTES)
+    if is_utf16(head):
+        text = head[: len(head) & ~1].decode("utf-16", errors="replace")
+        return None if "\x00" in text else text
     if b"\x00" in head:
         return None
     try:
@@ -46,8 +54,8 @@ def sniff_text(head: str) -> str | None:
         return "capture"
     if any(BANNER.match(ln.strip()) for ln in lines[:5]) or _is_query_text(lines):
         return "query-text"
-    if not head.endswith(("\n", "\r")) and len(lines) > 1:
-        lines = lines[:-1]  # the sample ended inside this line
+    if not head.endswith(("\n", "\r")):  # the sample ended inside this line
+        lines = lines[:-1] if len(lines) > 1 else [lines[0].rpartition(",")[0]]
     return "csv" if _is_csv(lines) else None
 
 

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from xml.parsers import expat
 
 from gputui.core.errors import SourceError
+from gputui.sources.nvsmi.lines import open_bytes
 from gputui.sources.nvsmi.tree import Node
 
 CHUNK_BYTES = 1 << 20
@@ -160,7 +161,7 @@ def iter_xml_documents(path: str | os.PathLike[str], label: str, warnings: list[
     """Yield the tree of each complete document in file order; damaged ones become warnings."""
     yielded = 0
     last_problem: str | None = None
-    with open(path, "rb") as f:
+    with open_bytes(os.fspath(path), label) as f:
         doc = _Document(label, 0)
         buf = b""
         base = 0  # file offset of buf[0]

@@ -94,12 +94,13 @@ def temperature(value: int | None, p: Palette) -> Text:
 
 
 def power(draw: float | None, limit: float | None, p: Palette) -> Text:
+    # whole watts truncated, as nvidia-smi prints them (37.62 W shows as 37W)
     if draw is None:
-        return na(p) if limit is None else na(p, f"N/A/{limit:.0f}W")
+        return na(p) if limit is None else na(p, f"N/A/{int(limit)}W")
     if limit is None:
-        return Text(f"{draw:.0f}W", style=p.text)
+        return Text(f"{int(draw)}W", style=p.text)
     style = p.gauge_high if limit and draw / limit >= 0.95 else p.text
-    return Text(f"{draw:.0f}/{limit:.0f}W", style=style)
+    return Text(f"{int(draw)}/{int(limit)}W", style=style)
 
 
 def compute_mode(mode: str | None, p: Palette, short: bool = True) -> Text:

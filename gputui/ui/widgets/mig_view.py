@@ -142,6 +142,8 @@ def _gi_line(g: GpuInstance, procs: int, p: Palette) -> Text:
 
 
 def _fits_line(model: GpuModel, gis: list[GpuInstance], p: Palette) -> Text:
+    if any(g.placement_start is None for g in gis):
+        return _fits_by_slices(model, gis, p)
     used = 0
     for g in gis:
         if g.placement_start is not None:
@@ -156,6 +158,23 @@ def _fits_line(model: GpuModel, gis: list[GpuInstance], p: Palette) -> Text:
     if not fits:
         return Text("nothing more fits", style=p.muted)
     return Text.assemble(("fits now: ", p.muted), (" ".join(fits), p.text))
+
+
+def _fits_by_slices(model: GpuModel, gis: list[GpuInstance], p: Palette) -> Text:
+    """Without placements (a log has none) only the slice counts can answer, and they can only rule out."""
+    room = model.fits_by_slices([g.profile or "" for g in gis])
+    if room is None:
+        return Text("fits now: unknown (profiles and placements are not in the log)", style=p.muted)
+    mem = sum(pr.memory_slices for g in gis if g.profile and (pr := model.profile(g.profile)))
+    comp = sum(pr.compute_slices for g in gis if g.profile and (pr := model.profile(g.profile)))
+    counts = f"{mem}/{model.memory_slices} memory, {comp}/{model.compute_slices} compute slices used"
+    if not room:
+        return Text(f"nothing more fits ({counts})", style=p.muted)
+    return Text.assemble(
+        ("may fit: ", p.muted),
+        (" ".join(pr.name for pr in room), p.text),
+        (f"  ({counts}; placements are not in the log)", p.muted),
+    )
 
 
 def render_mig(gpu: GpuSnapshot, width: int, p: Palette = PLAIN) -> Text:

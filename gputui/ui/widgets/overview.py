@@ -160,7 +160,7 @@ def _mem_key(bar_w: int) -> Callable[[GpuSnapshot], Hashable]:
 
 
 def _power_key(g: GpuSnapshot) -> Hashable:
-    return None if g.power_draw_w is None else float(round(g.power_draw_w)), g.power_limit_w
+    return None if g.power_draw_w is None else int(g.power_draw_w), g.power_limit_w
 
 
 def _value_maker(

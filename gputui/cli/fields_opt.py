@@ -1,0 +1,27 @@
+"""`--fields`: the `--query-gpu` field list of a header-less CSV log, on every command that reads a source."""
+
+from __future__ import annotations
+
+import argparse
+import re
+
+_FIELD = re.compile(r"^[A-Za-z][A-Za-z0-9_.]*$")
+
+FIELDS_HELP = (
+    "for a header-less --query-gpu CSV (--format=csv,noheader): its field list as given to --query-gpu, "
+    "e.g. --fields timestamp,index,name,utilization.gpu"
+)
+
+
+def field_list(text: str) -> list[str]:
+    """'index, name,uuid' -> ['index', 'name', 'uuid']; an empty or malformed list is a usage error."""
+    names = [n.strip() for n in text.split(",")]
+    bad = [n for n in names if not _FIELD.match(n)]
+    if not names or bad:
+        shown = repr(bad[0])[:60] if bad else "''"
+        raise argparse.ArgumentTypeError(f"{shown} is not a --query-gpu field name (expected index,name,...)")
+    return names
+
+
+def add_fields_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--fields", type=field_list, metavar="LIST", help=FIELDS_HELP)
