@@ -27,7 +27,7 @@ def queue_kind(service: JobBackend) -> str:
     if service.kind == "slurm":
         return "Slurm queue: jobs go to the cluster's Slurm (sbatch, scancel)"
     if getattr(getattr(service, "runner", None), "kind", None) == "sim":
-        return "simulated queue on this replay: nothing is executed; jobs run on the replay's clock"
+        return "simulated queue on this replay: nothing is executed"
     return "local queue: jobs run as processes on this machine, as you"
 
 
