@@ -24,13 +24,14 @@ from gputui.dashboard.replay import ReplayController, ReplayState
 from gputui.dashboard.state import DashboardState
 from gputui.resources import themes_dir
 from gputui.sources.base import Source
+from gputui.ui.dialog_actions import DIALOG, DialogActions
 from gputui.ui.dialogs.outcome_dialogs import notify_plain
 from gputui.ui.job_keys import JobKeys
 from gputui.ui.keymap import KeyMap
 from gputui.ui.messages import Fed, JobsOpened
 from gputui.ui.mps_keys import MpsKeys
 from gputui.ui.palette import PLAIN, Palette
-from gputui.ui.record_keys import RecordingFailed, RecordKeys
+from gputui.ui.record_keys import RecordKeys
 from gputui.ui.render.app_internals import (
     bind_registry,
     every_screen,
@@ -53,8 +54,6 @@ if TYPE_CHECKING:
 #: Benchmark hook: with this environment variable set to 1 the app exits right after its first
 #: complete frame, printing the monotonic time of that frame (see ``python -m gputui.bench ui_startup``).
 EXIT_AFTER_FIRST_FRAME = "GPUTUI_EXIT_AFTER_FIRST_FRAME"
-#: The worker group of actions that wait for a dialog's answer (tests wait for every other worker).
-DIALOG = "dialog"
 
 
 def _commands() -> type[Provider]:
@@ -63,7 +62,7 @@ def _commands() -> type[Provider]:
     return ActionCommands
 
 
-class GputuiApp(App[None]):
+class GputuiApp(App[None], DialogActions):
     """The dashboard: overview, GPU detail, history and jobs views, plus the replay bar for recordings."""
 
     CSS_PATH = [str(themes_dir() / "app.tcss"), str(themes_dir() / "jobs.tcss")]
@@ -288,24 +287,6 @@ class GputuiApp(App[None]):
 
     async def action_submit_job(self) -> None:
         await self.job_keys.submit()
-
-    def action_cancel_job(self) -> None:
-        self.run_worker(self.job_keys.cancel(), group=DIALOG)
-
-    def action_requeue_job(self) -> None:
-        self.run_worker(self.job_keys.requeue(), group=DIALOG)
-
-    def action_job_priority(self) -> None:
-        self.run_worker(self.job_keys.priority(), group=DIALOG)
-
-    def action_toggle_record(self) -> None:
-        self.run_worker(self.record_keys.toggle(), group=DIALOG)
-
-    def on_recording_failed(self, message: RecordingFailed) -> None:
-        self.record_keys.failed(message)
-
-    def action_mps_toggle(self) -> None:
-        self.run_worker(self.mps_keys.toggle(), group=DIALOG)
 
     def set_filter(self, text: str) -> None:
         """Show only the GPUs (and jobs) matching ``text``; '' shows everything again."""

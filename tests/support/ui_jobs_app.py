@@ -24,11 +24,11 @@ from gputui.dashboard.recording import RecordingController
 from gputui.dashboard.state import DashboardState
 from gputui.jobs.service import JobService
 from gputui.resources import themes_dir
-from gputui.ui.app import DIALOG
+from gputui.ui.dialog_actions import DIALOG, DialogActions
 from gputui.ui.job_keys import JobKeys
 from gputui.ui.mps_keys import MpsKeys
 from gputui.ui.palette import PLAIN, Palette
-from gputui.ui.record_keys import RecordBadge, RecordingFailed, RecordKeys
+from gputui.ui.record_keys import RecordBadge, RecordKeys
 from gputui.ui.themes import THEMES
 from gputui.ui.widgets.jobs_view import JobsView
 
@@ -47,7 +47,7 @@ class GpuStandIn(Static, can_focus=True):
     """Where focus is when the user works on the GPUs (the overview / GPU detail of the dashboard)."""
 
 
-class JobsTestApp(App[None]):
+class JobsTestApp(App[None], DialogActions):
     CSS_PATH = [str(themes_dir() / "app.tcss"), str(themes_dir() / "jobs.tcss")]
 
     def __init__(
@@ -125,24 +125,6 @@ class JobsTestApp(App[None]):
     # -- the actions, as the dashboard runs them ---------------------------------------------------
     def action_submit_job(self) -> None:
         self.run_worker(self.job_keys.submit(), group=DIALOG)
-
-    def action_cancel_job(self) -> None:
-        self.run_worker(self.job_keys.cancel(), group=DIALOG)
-
-    def action_requeue_job(self) -> None:
-        self.run_worker(self.job_keys.requeue(), group=DIALOG)
-
-    def action_job_priority(self) -> None:
-        self.run_worker(self.job_keys.priority(), group=DIALOG)
-
-    def action_toggle_record(self) -> None:
-        self.run_worker(self.record_keys.toggle(), group=DIALOG)
-
-    def on_recording_failed(self, message: RecordingFailed) -> None:
-        self.record_keys.failed(message)
-
-    def action_mps_toggle(self) -> None:
-        self.run_worker(self.mps_keys.toggle(), group=DIALOG)
 
     def close_jobs(self) -> None:
         self.jobs.close()
