@@ -7,13 +7,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 
-from rich import box
 from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
 from gputui.core.model import ClusterSnapshot, GpuSnapshot, NodeResources, NodeSnapshot
 from gputui.core.plain_text import sanitise
+from gputui.render.fit_table import FitTable, smi_table
 
 NA = Text("N/A", style="dim")
 
@@ -53,114 +53,8 @@ def _power(gpu: GpuSnapshot) -> Text | str:
     return f"{draw} / {cap}"
 
 
-_FREE_TEXT = {"Command", "Process name", "MIG UUID"}
-#: how much each column matters when the terminal is too narrow for all (the lowest goes first); a column not
-#: listed is never left out. Kept at any width: GPU, and in their tables Name, PID, Profile, Client PID.
-_PRIORITY = {
-    # GPUs
-    "Persist-M": 10, "Bus-Id": 20, "Fan": 30, "Perf": 35, "Compute M.": 40, "MIG M.": 60, "Pwr:Usage/Cap": 65,
-    "Temp": 70, "GPU-Util": 80, "Memory-Usage": 85,
-    # MIG devices (a UUID left out goes on its own line under the table)
-    "MIG UUID": 5, "MIG Dev": 40, "Placement": 50, "SM": 60, "Memory-Usage (GI, shared)": 70, "CI ID": 85,
-    "GI ID": 90,
-    # MPS
-    "Pipe directory": 20, "Server PID": 40, "Command": 60, "User": 65, "Memory": 70, "Threads": 80, "Daemon": 90,
-    # Processes
-    "Type": 30, "GI": 50, "CI": 50, "GPU Memory": 85, "Process name": 88,
-}  # fmt: skip
-#: the narrowest a free-text column is made before a column is left out for it
-_FREE_MIN = 16
-
-
-class _SmiTable(Table):
-    """A table whose fixed columns keep their full width: only free text (commands) is cut short, and when the
-    terminal is too narrow, whole columns are left out by priority (named under the table) rather than cut."""
-
-    dropped: list[str]
-    notes: list[Text]  # lines printed under the table when a column they belong to is left out
-    full: list[Text]  # whole free-text values, printed under the table when piped output cut one
-
-    def add_row(self, *cells: RenderableType | None, **kwargs: object) -> None:  # type: ignore[override]
-        out: list[RenderableType | None] = []
-        for col, cell in zip(self.columns, cells, strict=False):
-            if col.header in _FREE_TEXT and isinstance(cell, str | Text):
-                cell = Text(cell, no_wrap=True, overflow="ellipsis") if isinstance(cell, str) else cell.copy()
-                cell.no_wrap, cell.overflow = True, "ellipsis"  # one line, cut with an ellipsis
-            elif isinstance(cell, str | Text):
-                width = cell.cell_len if isinstance(cell, Text) else len(cell)
-                col.min_width = max(col.min_width or 0, width)
-            out.append(cell)
-        super().add_row(*out, **kwargs)  # type: ignore[arg-type]
-
-    def _widths(self) -> tuple[int, list]:  # type: ignore[type-arg]
-        free = [c for c in self.columns if c.header in _FREE_TEXT]
-        fixed = sum((c.min_width or 0) + 3 for c in self.columns if c not in free) + 1
-        return fixed, free
-
-    def fit(self, width: int, *, wide: bool = False, whole: bool = False) -> int:
-        """Make the table fit ``width``: leave out the least important columns (unless ``wide``), then share what
-        is left among the free-text ones; returns the width to use. ``whole``: free text is wrapped at spaces
-        (for a pipe: nothing people copy is cut) instead of cut with an ellipsis.
-
-        A table whose kept columns alone are wider than ``width`` is printed wider (the terminal wraps).
-        """
-        self.dropped = getattr(self, "dropped", [])
-        if not wide and sum(self._widths()[0:1]) > width:
-            self._shorten_names()
-        while not wide:
-            fixed, free = self._widths()
-            if fixed + len(free) * (_FREE_MIN + 3) <= width:
-                break
-            cands = [c for c in self.columns if str(c.header) in _PRIORITY]
-            if not cands:
-                break
-            worst = min(cands, key=lambda c: _PRIORITY[str(c.header)])
-            self.columns.remove(worst)
-            self.dropped.append(str(worst.header))
-        fixed, free = self._widths()
-        share = max(10, (width - fixed) // len(free) - 3) if free else 0
-        self.cut = False
-        for c in free:
-            c.min_width = c.max_width = share
-            if whole and any(isinstance(x, Text) and x.cell_len > share for x in c._cells):
-                self.cut = True  # piped: the full values follow the table, one per line
-        return max(width, fixed + sum(share + 3 for _ in free))
-
-    def _shorten_names(self) -> None:
-        """GPU names without the vendor's prefix that every one of them has (``H100 80GB HBM3``)."""
-        for c in self.columns:
-            if c.header != "Name":
-                continue
-            cells = c._cells
-            for i, cell in enumerate(cells):
-                plain = cell.plain if isinstance(cell, Text) else cell
-                if isinstance(plain, str) and plain.startswith("NVIDIA "):
-                    cells[i] = Text(plain[len("NVIDIA ") :], style=cell.style if isinstance(cell, Text) else "")
-            c.min_width = max([len("Name")] + [x.cell_len if isinstance(x, Text) else len(str(x)) for x in cells])
-
-    def footer(self) -> list[Text]:
-        """The lines under the table: values of left-out columns that people copy, and what was left out."""
-        dropped = getattr(self, "dropped", [])
-        out = list(getattr(self, "notes", [])) if "MIG UUID" in dropped else []
-        out += list(getattr(self, "full", [])) if getattr(self, "cut", False) else []
-        if dropped:
-            out.append(Text(f"(not shown at this width: {', '.join(dropped)}; --wide)", style="dim"))
-        return out
-
-
-def _table(title: str, *columns: str, right: Iterable[str] = ()) -> _SmiTable:
-    t = _SmiTable(title=title, title_justify="left", box=box.SQUARE, header_style="bold", expand=False)
-    right_set = set(right)
-    for c in columns:
-        if c in _FREE_TEXT:
-            t.add_column(c, no_wrap=True, overflow="ellipsis")
-        else:
-            t.add_column(c, justify="right" if c in right_set else "left", no_wrap=True, min_width=len(c))
-    return t
-
-
 def gpu_table(node: NodeSnapshot) -> Table:
-    t = _table(
+    t = smi_table(
         "GPUs",
         "GPU",
         "Name",
@@ -241,7 +135,7 @@ def mig_table(node: NodeSnapshot) -> Table | None:
     empty_mig = [str(g.index) for g in node.gpus if g.mig_mode_current and not g.gpu_instances]
     if not rows and not empty_mig:
         return None
-    t = _table(
+    t = smi_table(
         "MIG devices",
         "GPU",
         "GI ID",
@@ -266,7 +160,7 @@ def mps_table(node: NodeSnapshot) -> Table | None:
     gpus = [g for g in node.gpus if g.mps is not None]
     if not gpus:
         return None
-    t = _table(
+    t = smi_table(
         "MPS",
         "GPU",
         "Daemon",
@@ -307,7 +201,7 @@ def mps_table(node: NodeSnapshot) -> Table | None:
 
 
 def process_table(node: NodeSnapshot) -> Table:
-    t = _table(
+    t = smi_table(
         "Processes",
         "GPU",
         "GI",
@@ -414,7 +308,7 @@ def print_snapshot(
     parts = snapshot_view(snap, nodes).renderables
     whole = not console.is_terminal
     width = max(
-        [console.width] + [p.fit(console.width, wide=wide, whole=whole) for p in parts if isinstance(p, _SmiTable)]
+        [console.width] + [p.fit(console.width, wide=wide, whole=whole) for p in parts if isinstance(p, FitTable)]
     )
     if width > console.width:
         console = Console(
@@ -427,6 +321,6 @@ def print_snapshot(
         )
     for part in parts:
         console.print(part, crop=False)
-        if isinstance(part, _SmiTable):
+        if isinstance(part, FitTable):
             for line in part.footer():
                 console.print(line, crop=False, soft_wrap=True)
