@@ -43,7 +43,6 @@ class QueueClock:
         self._stored = stored
         self._active = active
         self.value: float | None = None
-        self.paused = False
 
     def within(self, t: float) -> float:
         """``t`` moved into the recording's span (unchanged when the span is unknown)."""
@@ -55,7 +54,6 @@ class QueueClock:
     def reset(self) -> None:
         """Forget the clock (this process gave the queue up or took it over): the next pass reads the stored one."""
         self.value = None
-        self.paused = False
 
     def saved(self) -> float | None:
         """The clock an earlier session saved, moved into the span."""
@@ -70,13 +68,12 @@ class QueueClock:
     def advance(self, t: float) -> ClockStep:
         """The clock for a pass on a frame of time ``t``."""
         if not self.simulated:
-            self.value, self.paused = t, False
+            self.value = t
             return ClockStep(t, True)
         t = self.within(t)
         if self.value is None:
             self.value = self.saved()
         if self.value is None or t >= self.value or not self._active():
-            self.value, self.paused = t, False
+            self.value = t
             return ClockStep(t, True)
-        self.paused = True
         return ClockStep(self.value, False)

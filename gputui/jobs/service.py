@@ -114,11 +114,6 @@ class JobService:
                 return stored
         return self._snapshot.timestamp if self._snapshot is not None else self.wall()
 
-    @property
-    def paused(self) -> bool:
-        """Whether the replay on screen is behind this queue's clock, so that no job moves (see queue_clock)."""
-        return self.clock.paused
-
     # -- the tick -------------------------------------------------------------------------------
     def tick(self, snapshot: ClusterSnapshot, now: float | None = None) -> TickResult:
         """One scheduling pass (if this process owns the queue) against ``snapshot``; never raises for a store

@@ -28,6 +28,11 @@ async def seek(pilot, text: str) -> None:  # type: ignore[no-untyped-def]
     await pilot.press("g", *text, "enter")
 
 
+def paused(app) -> bool:  # type: ignore[no-untyped-def]
+    """Whether the dashboard's last tick found its queue paused (what the jobs view says)."""
+    return app.job_keys.jobs.paused_at is not None
+
+
 def states(app) -> dict[int, str]:  # type: ignore[no-untyped-def]
     return {r.id: r.state for r in app.state.jobs_records}
 
@@ -63,7 +68,7 @@ async def test_reopen_seek_back_and_end_never_fail_or_misplace_a_job(tmp_path: P
 
             # Back to the start: the queue pauses (its jobs are not judged by a frame from before they began).
             await seek(pilot, "start")
-            await until(pilot, lambda: source.current().timestamp == source.start_time and service.paused)
+            await until(pilot, lambda: source.current().timestamp == source.start_time and paused(app))
             shell = shell_service(tmp_path / "state", service.cluster)
             try:
                 late = shell.submit("--gpus=1 -t 1:00 -J late", ["x"])
@@ -89,7 +94,7 @@ async def test_reopen_seek_back_and_end_never_fail_or_misplace_a_job(tmp_path: P
             )  # it ran its minute (and ended before the demo restarts its MPS daemon, at 7 min)
             # Play at the end starts the replay over: the queue pauses at the end instead of running on.
             await pilot.press("space")
-            await until(pilot, lambda: source.current().timestamp < source.end_time and service.paused)
+            await until(pilot, lambda: source.current().timestamp < source.end_time and paused(app))
             assert service.now() == source.end_time
     finally:
         service.close()
