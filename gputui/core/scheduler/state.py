@@ -216,7 +216,10 @@ class ClusterState:
     def is_pristine(g: GpuUnit) -> bool:
         if g.lost or g.busy or g.holder is not None or g.mps_jobs or g.foreign_clients or g.shards_used or g.milli_used:
             return False
-        return all(s.holder is None and not s.busy and not s.created for s in g.instances)
+        for s in g.instances:
+            if s.holder is not None or s.busy or s.created:
+                return False
+        return True
 
     def _add(self, node: NodeState, key: str, delta: int) -> None:
         old = node.counts.get(key, 0)

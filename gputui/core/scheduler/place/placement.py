@@ -25,6 +25,7 @@ class Ask:
     cpu_milli: int = 1000  # host CPUs per node in thousandths, for the usual GPUs per node (see :func:`host_on`)
     mem: int = 0  # host memory per node, MiB (ALL_MEMORY: all of it)
     host_cut: bool = False  # it needs more than one CPU or some memory: cut candidates by the CPU / memory index
+    local: bool = False  # it may use only its required nodes (devices, or as many nodes as it names)
 
     def host_on(self, state: ClusterState, nodes: int, gpus_on_node: int) -> tuple[int, int]:
         """(thousandths of CPUs, MiB) per node when the job ends up on ``nodes`` nodes with ``gpus_on_node`` GPUs
@@ -100,7 +101,8 @@ def prepare(state: ClusterState, request: JobRequest) -> Ask:
         state.index_share(CPU)
     if mem > 0:
         state.index_share(MEM)
-    return Ask(request, key, tag, allowed, required, req_mask, cpus, mem, cut)
+    local = bool(required) and (request.kind == "device" or request.node_count == len(request.nodelist))
+    return Ask(request, key, tag, allowed, required, req_mask, cpus, mem, cut, local)
 
 
 def _size(profile: str) -> int:
