@@ -15,6 +15,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -96,6 +97,7 @@ def compare(ref: str, sizes: list[int], decisions: int, seed: int, policy: str, 
     if instructions and shutil.which("valgrind") is None:
         raise CompareError("--instructions needs valgrind (apt-get install valgrind)")
     commit = resolve(ref)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so that the temporary folder goes too
     with tempfile.TemporaryDirectory(prefix="gputui-ref.") as tmp:
         sides = {"ref": export(commit, Path(tmp)), "this": ROOT}
         print(f"{stream} stream, policy {policy}, {decisions} timed decisions, {rounds} interleaved rounds; "

@@ -168,31 +168,25 @@ class ClusterState:
         milli = in_steps(1000 - g.milli_used, MILLI_STEP) if (not g.shards_used and MILLI in self.share_keys) else 0
         return (room, shards, milli)
 
-    def _refresh_best(self, node: NodeState) -> None:
+    def _move_best(self, g: GpuUnit, b: tuple[int, int, int]) -> None:
+        """Set ``g.best`` to ``b`` and its node's best-of counts to the new maxima, looking at the node's other GPUs
+        only where ``g`` held a maximum that went down."""
+        was, g.best = g.best, b
+        node = g.node
         counts = node.counts
-        room = shards = milli = 0
-        for x in node.gpus:
-            r, sh, mi = x.best
-            if r > room:
-                room = r
-            if sh > shards:
-                shards = sh
-            if mi > milli:
-                milli = mi
-        for key, n in ((MPS_ROOM, room), (SHARD, shards), (MILLI, milli)):
-            o = counts.get(key, 0)
-            if o != n:
-                self._add(node, key, n - o)
-
-    def _refresh_room(self, node: NodeState) -> None:
-        room = 0
-        for x in node.gpus:
-            r = x.best[0]
-            if r > room:
-                room = r
-        o = node.counts.get(MPS_ROOM, 0)
-        if o != room:
-            self._add(node, MPS_ROOM, room - o)
+        for slot, key in ((0, MPS_ROOM), (1, SHARD), (2, MILLI)):
+            new, old = b[slot], was[slot]
+            if new == old:
+                continue
+            cur = counts.get(key, 0)
+            if new > cur:
+                top = new
+            elif old == cur:  # it went down from the node's maximum
+                top = max(x.best[slot] for x in node.gpus)
+            else:
+                continue
+            if top != cur:
+                self._add(node, key, top - cur)
 
     def index_share(self, key: str) -> None:
         """Start indexing free CPUs, shards or thousandths (done once, when a request of that kind first comes)."""
@@ -227,14 +221,18 @@ class ClusterState:
         b = self.buckets.get(key)
         if b is None:
             b = self.buckets[key] = [0]
+        bit = node.bit
         if old:
-            b[old] ^= node.bit
+            b[old] ^= bit
+        else:
+            b[0] |= bit  # bucket 0 holds every node with a count, for :meth:`at_least_mask`
         if new:
             while len(b) <= new:
                 b.append(0)
-            b[new] |= node.bit
+            b[new] |= bit
             node.counts[key] = new
         else:
+            b[0] ^= bit
             node.counts.pop(key, None)
         self.totals[key] = self.totals.get(key, 0) + delta
 
@@ -255,13 +253,11 @@ class ClusterState:
         if self.gpu_shares:
             b = self.best_of(g)
             if b != g.best:
-                g.best = b
-                self._refresh_best(g.node)
+                self._move_best(g, b)
         elif g.mps_on:  # the usual case: only the MPS room can change
             room = self.mps_room(g)
             if room != g.best[0]:
-                g.best = (room, 0, 0)
-                self._refresh_room(g.node)
+                self._move_best(g, (room, 0, 0))
         p = self.is_pristine(g)
         if p != g.pristine:
             g.pristine = p
@@ -315,11 +311,17 @@ class ClusterState:
 
     def at_least_mask(self, key: str, count: int) -> int:
         """Nodes whose count for ``key`` is at least ``count``."""
-        m = 0
         b = self.buckets.get(key)
-        if b:
-            for c in range(max(1, count), len(b)):
+        if not b:
+            return 0
+        low, top = max(1, count), len(b)
+        m = 0
+        if low - 1 < top - low:  # fewer buckets below: every node with a count, less those below ``count``
+            for c in range(1, low):
                 m |= b[c]
+            return b[0] & ~m
+        for c in range(low, top):
+            m |= b[c]
         return m
 
     def host_mask(self, cpu_milli: int, mem: int) -> int:
