@@ -210,7 +210,7 @@ class ClusterState:
     def is_pristine(g: GpuUnit) -> bool:
         if g.lost or g.busy or g.holder is not None or g.mps_jobs or g.foreign_clients or g.shards_used or g.milli_used:
             return False
-        for s in g.instances:
+        for s in g.instances:  # noqa: SIM110 (a loop, not all() over a generator: this runs on every change)
             if s.holder is not None or s.busy or s.created:
                 return False
         return True
@@ -250,6 +250,32 @@ class ClusterState:
                 if k not in old:
                     self._add(node, k, v)
             g.contrib = new
+        self._touch_rest(g)
+
+    def touch_all(self, node: NodeState, gpus: list[GpuUnit]) -> None:
+        """:meth:`touch` for several GPUs of ``node`` that changed together, each index count moved once."""
+        if len(gpus) == 1:
+            self.touch(gpus[0])
+            return
+        deltas: dict[str, int] = {}
+        for g in gpus:
+            new = self.contribution(g)
+            old = g.contrib
+            if new != old:
+                for k, v in old.items():
+                    deltas[k] = deltas.get(k, 0) + new.get(k, 0) - v
+                for k, v in new.items():
+                    if k not in old:
+                        deltas[k] = deltas.get(k, 0) + v
+                g.contrib = new
+        for k, d in deltas.items():
+            if d:
+                self._add(node, k, d)
+        for g in gpus:
+            self._touch_rest(g)
+
+    def _touch_rest(self, g: GpuUnit) -> None:
+        """The best-of keys and idleness after ``g`` changed (its contribution is already current)."""
         if self.gpu_shares:
             b = self.best_of(g)
             if b != g.best:
@@ -342,59 +368,15 @@ class ClusterState:
                 m |= node.bit
         return m
 
-    # -- checks for tests and audits --------------------------------------------------------------
+    # -- checks for tests and audits (in :mod:`state_checks`) ------------------------------------
     def fingerprint(self) -> tuple:
         """Everything that decides future placements, as plain data: equal fingerprints place alike."""
-        gpus = tuple(
-            (n.name, g.index, g.holder, g.busy, tuple(sorted(g.mps_jobs.items())), g.mps_pct, g.mps_mem,
-             g.mps_clients, tuple(sorted((s.gi_id or 0, s.name or "", s.mask, s.holder or 0, s.busy, s.created)
-                                       for s in g.instances)),
-             g.shards_used, g.milli_used)
-            for n in self.nodes for g in n.gpus
-        )  # fmt: skip
-        buckets = tuple(sorted((k, tuple(v).__repr__()) for k, v in self.buckets.items() if any(v)))
-        totals = tuple(sorted((k, v) for k, v in self.totals.items() if v))
-        excl = tuple(n.exclusive for n in self.nodes)
-        host = tuple((n.cpu_free, n.mem_free, n.jobs) for n in self.nodes)
-        return gpus, buckets, totals, self.idle_mask, excl, host
+        from gputui.core.scheduler.state_checks import fingerprint
+
+        return fingerprint(self)
 
     def audit(self) -> None:
         """Recompute every index from scratch and raise AssertionError where the kept ones differ."""
-        counts: dict[str, dict[int, int]] = {}
-        idle = 0
-        for n in self.nodes:
-            unpristine = 0
-            best = [0, 0, 0]
-            for g in n.gpus:
-                contrib = self.contribution(g)
-                assert contrib == g.contrib, f"{n.name} GPU {g.index}: contribution {g.contrib} != {contrib}"
-                for k, v in contrib.items():
-                    counts.setdefault(k, {})[n.idx] = counts.setdefault(k, {}).get(n.idx, 0) + v
-                unpristine += not self.is_pristine(g)
-                b = self.best_of(g)
-                assert b == g.best, f"{n.name} GPU {g.index}: best-of {g.best} != {b}"
-                best = [max(x, y) for x, y in zip(best, b, strict=True)]
-            for k, v in zip((MPS_ROOM, SHARD, MILLI), best, strict=True):
-                if v:
-                    counts.setdefault(k, {})[n.idx] = v
-            if n.cpus is not None:
-                assert 0 <= n.cpu_free <= n.cpu_milli, f"{n.name}: {n.cpu_free} of {n.cpu_milli} milli-CPUs free"
-                if n.cpu_free and CPU in self.share_keys:
-                    counts.setdefault(CPU, {})[n.idx] = in_steps(n.cpu_free, CPU_STEP)
-            if n.mem is not None:
-                assert 0 <= n.mem_free <= n.mem, f"{n.name}: {n.mem_free} of {n.mem} MiB free"
-                if n.mem_free and MEM in self.share_keys:
-                    counts.setdefault(MEM, {})[n.idx] = in_steps(n.mem_free, MEM_STEP)
-            assert unpristine == n.unpristine, f"{n.name}: unpristine {n.unpristine} != {unpristine}"
-            if unpristine == 0 and n.exclusive is None and n.jobs == 0 and (n.gpus or n.cpus is not None):
-                idle |= n.bit
-        assert idle == self.idle_mask, "idle mask out of date"
-        for k, bucket in self.buckets.items():
-            per = counts.get(k, {})
-            for c in range(1, len(bucket)):
-                want = 0
-                for idx, v in per.items():
-                    if v == c:
-                        want |= 1 << idx
-                assert bucket[c] == want, f"bucket {k}[{c}] out of date"
-            assert self.totals.get(k, 0) == sum(per.values()), f"total {k} out of date"
+        from gputui.core.scheduler.state_checks import audit
+
+        audit(self)
