@@ -173,7 +173,7 @@ class Scheduler:
         tried = 0
         started: list[Job] = []
         ahead_started = False  # a job started ahead of the head: its reservation must be recomputed
-        depth = self.config.backfill_depth
+        depth, state = self.config.backfill_depth, self.state
         for job in self.pending:
             if job.request.dependencies:
                 dep = self._dependency(job)
@@ -202,7 +202,7 @@ class Scheduler:
             if shape in failed_shapes:
                 self._wait_behind(job)
                 continue
-            stamp = self._stamp(job)
+            stamp = self._stamp(job) if job.ask.local else state.releases  # _stamp, without the call
             b = job.blocked_on
             if b is not None and b[1] is head.reservation and b[0] == stamp:
                 continue  # refused against this very reservation, and nothing was freed since

@@ -32,6 +32,8 @@ MEM = "mem"
 MEM_STEP = 8192
 #: The "cpu" index counts free CPUs whole (CPUs are kept in thousandths), rounded up.
 CPU_STEP = 1000
+#: The indexes with many counts (CPUs, memory steps), which keep every node with a count in bucket 0.
+_HOST_KEYS = frozenset((CPU, MEM))
 
 
 def in_steps(amount: int, step: int) -> int:
@@ -224,15 +226,16 @@ class ClusterState:
         bit = node.bit
         if old:
             b[old] ^= bit
-        else:
-            b[0] |= bit  # bucket 0 holds every node with a count, for :meth:`at_least_mask`
+        elif key in _HOST_KEYS:
+            b[0] |= bit  # bucket 0 of the CPU and memory indexes holds every node with a count (at_least_mask)
         if new:
             while len(b) <= new:
                 b.append(0)
             b[new] |= bit
             node.counts[key] = new
         else:
-            b[0] ^= bit
+            if key in _HOST_KEYS:
+                b[0] ^= bit
             node.counts.pop(key, None)
         self.totals[key] = self.totals.get(key, 0) + delta
 
@@ -331,6 +334,11 @@ class ClusterState:
         if not b:
             return
         rng = range(max(1, at_least), len(b)) if ascending else range(len(b) - 1, max(1, at_least) - 1, -1)
+        if allowed is self.all_mask:  # every node: no AND of two cluster-wide masks per bucket
+            for c in rng:
+                if m := b[c]:
+                    yield m
+            return
         for c in rng:
             if m := b[c] & allowed:
                 yield m
@@ -342,7 +350,7 @@ class ClusterState:
             return 0
         low, top = max(1, count), len(b)
         m = 0
-        if low - 1 < top - low:  # fewer buckets below: every node with a count, less those below ``count``
+        if key in _HOST_KEYS and low - 1 < top - low:  # fewer below: every node with a count, less those below
             for c in range(1, low):
                 m |= b[c]
             return b[0] & ~m
