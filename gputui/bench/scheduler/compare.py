@@ -101,22 +101,26 @@ def compare(ref: str, sizes: list[int], decisions: int, seed: int, policy: str, 
     with tempfile.TemporaryDirectory(prefix="gputui-ref.") as tmp:
         sides = {"ref": export(commit, Path(tmp)), "this": ROOT}
         print(f"{stream} stream, policy {policy}, {decisions} timed decisions, {rounds} interleaved rounds; "
-              f"ref {ref} = {commit[:10]}, this = {ROOT} as it is now")  # fmt: skip
-        head = f"{'nodes':>6} {'ref us':>8} {'this us':>8} {'ratio':>6} {'range':>11}  decisions"
+              f"ref {ref} = {commit[:10]}, this = {ROOT} as it is now; us: median CPU time per decision, ratio: "
+              "this / ref (range: of each round's pair), wall: the same in elapsed time")  # fmt: skip
+        head = f"{'nodes':>6} {'ref us':>8} {'this us':>8} {'ratio':>6} {'range':>11} {'wall':>6}  decisions"
         print(head + ("  instructions/decision (ref, this, ratio)" if instructions else ""))
         for n in sizes:
-            us: dict[str, list[float]] = {"ref": [], "this": []}
+            cpu: dict[str, list[float]] = {"ref": [], "this": []}
+            wall: dict[str, list[float]] = {"ref": [], "this": []}
             seen: dict[str, dict[str, Any]] = {}
             for r in range(rounds):
                 for side in ("ref", "this") if r % 2 == 0 else ("this", "ref"):
                     got = run_one(sides[side], n, decisions, seed, policy, stream)
-                    us[side].append(got["us"])
+                    cpu[side].append(got["cpu_us"])
+                    wall[side].append(got["us"])
                     seen[side] = got
-            ratios = sorted(t / f for t, f in zip(us["this"], us["ref"], strict=True))
+            ratios = sorted(t / f for t, f in zip(cpu["this"], cpu["ref"], strict=True))
+            mid = {s: statistics.median(v) for s, v in cpu.items()}
             same = "identical" if seen["ref"]["digest"] == seen["this"]["digest"] else "DIFFER"
-            line = (f"{n:>6} {statistics.median(us['ref']):>8.1f} {statistics.median(us['this']):>8.1f} "
-                    f"{statistics.median(us['this']) / statistics.median(us['ref']):>5.2f}x "
-                    f"{ratios[0]:>5.2f}-{ratios[-1]:.2f}  {same}")  # fmt: skip
+            wall_ratio = statistics.median(wall["this"]) / statistics.median(wall["ref"])
+            line = (f"{n:>6} {mid['ref']:>8.1f} {mid['this']:>8.1f} {mid['this'] / mid['ref']:>5.2f}x "
+                    f"{ratios[0]:>5.2f}-{ratios[-1]:.2f} {wall_ratio:>5.2f}x  {same}")  # fmt: skip
             if instructions:
                 per = {s: run_one(sides[s], n, decisions, seed, policy, stream, True)["instructions"] / decisions
                        for s in ("ref", "this")}  # fmt: skip

@@ -3,8 +3,9 @@ tree and an older checkout alike (``--compare``): it imports nothing of gputui, 
 scheduler and the menu of requests.
 
 Arrivals come one per simulated second while the backlog is short, run times are sized to keep most GPUs busy,
-and every finish, cancel, submit and pass is timed once the cluster is filled. Run as a script (by path, with the
-other checkout first on ``sys.path``) it prints one JSON line.
+and every finish, cancel, submit and pass is timed once the cluster is filled, in wall time and in this thread's
+CPU time (on a shared machine the wall time includes the moments the process waited for a core; CPU time does
+not). Run as a script (by path, with the other checkout first on ``sys.path``) it prints one JSON line.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ def drive(sched: Any, menu: list[tuple[float, Any]], nodes: int, decisions: int,
     limited: dict[tuple[int, int], Any] = {}
     ends: list[tuple[float, int]] = []
     decided, reasons = hashlib.sha256(), hashlib.sha256()
-    now, started, busy, passes, timed, total = 0.0, 0, 0.0, 0, False, 0
+    now, started, busy, cpu, passes, timed, total = 0.0, 0, 0.0, 0.0, 0, False, 0
     target_fill = int(nodes * 8 * 0.8 / 2.4)
     box: dict[str, Any] = {}
 
@@ -64,16 +65,17 @@ def drive(sched: Any, menu: list[tuple[float, Any]], nodes: int, decisions: int,
     while not timed or started < decisions:
         now += 1.0
         if not timed and (len(sched.running) >= target_fill or now > 3 * mean_run):
-            timed, started, busy, passes = True, 0, 0.0, 0
+            timed, started, busy, cpu, passes = True, 0, 0.0, 0.0, 0
         req = rng.choices(reqs, weights)[0]
         run = mean_run * rng.uniform(0.3, 1.7)
         box["req"] = _with_limit(limited, req, int(run * 1.25) + 60)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.thread_time()
         if timed:
             run_step()
         else:
             step()
         busy += time.perf_counter() - t0
+        cpu += time.thread_time() - c0
         passes += 1
         got = box["got"]
         for d in got:
@@ -87,6 +89,7 @@ def drive(sched: Any, menu: list[tuple[float, Any]], nodes: int, decisions: int,
         total += len(got)
     return {
         "nodes": nodes, "decisions": started, "seconds": busy, "per_s": started / busy, "us": busy / started * 1e6,
+        "cpu_us": cpu / started * 1e6,  # this thread's CPU time: what other processes take of the CPU is not in it
         "pending": len(sched.pending), "running": len(sched.running), "passes": passes, "all_decisions": total,
         "digest": decided.hexdigest()[:16] if digest else "", "reasons": reasons.hexdigest()[:16] if digest else "",
     }  # fmt: skip

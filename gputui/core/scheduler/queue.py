@@ -199,8 +199,9 @@ class Scheduler:
             tried += 1
             if tried > depth:
                 break  # Slurm's bf_max_job_test: the rest keep the reason of their last look
-            if shape in failed_shapes:
-                self._wait_behind(job)
+            if shape in failed_shapes:  # _wait_behind, inlined: most jobs behind the head end here
+                r = job.fail_reason or self._fail_reason(job)
+                job.reason, job.blocked_by = ("Priority" if r == "Resources" else r), None
                 continue
             stamp = self._stamp(job) if job.ask.local else state.releases  # _stamp, without the call
             b = job.blocked_on
