@@ -171,24 +171,35 @@ class ClusterState:
         return (room, shards, milli)
 
     def _move_best(self, g: GpuUnit, b: tuple[int, int, int]) -> None:
-        """Set ``g.best`` to ``b`` and its node's best-of counts to the new maxima, looking at the node's other GPUs
-        only where ``g`` held a maximum that went down."""
+        """Set ``g.best`` to ``b`` and its node's best-of counts to the new maxima; the node's GPUs are looked at
+        (once, for all three) only where ``g`` held a maximum that went down."""
         was, g.best = g.best, b
         node = g.node
         counts = node.counts
+        again = False
         for slot, key in ((0, MPS_ROOM), (1, SHARD), (2, MILLI)):
             new, old = b[slot], was[slot]
             if new == old:
                 continue
             cur = counts.get(key, 0)
             if new > cur:
-                top = new
+                self._add(node, key, new - cur)
             elif old == cur:  # it went down from the node's maximum
-                top = max(x.best[slot] for x in node.gpus)
-            else:
-                continue
-            if top != cur:
-                self._add(node, key, top - cur)
+                again = True
+        if again:
+            room = shards = milli = 0
+            for x in node.gpus:
+                r, sh, mi = x.best
+                if r > room:
+                    room = r
+                if sh > shards:
+                    shards = sh
+                if mi > milli:
+                    milli = mi
+            for key, top in ((MPS_ROOM, room), (SHARD, shards), (MILLI, milli)):
+                cur = counts.get(key, 0)
+                if top != cur:
+                    self._add(node, key, top - cur)
 
     def index_share(self, key: str) -> None:
         """Start indexing free CPUs, shards or thousandths (done once, when a request of that kind first comes)."""
@@ -314,9 +325,6 @@ class ClusterState:
                     self.touch(g)
 
     # -- queries --------------------------------------------------------------------------------
-    def count(self, node: NodeState, key: str) -> int:
-        return node.counts.get(key, 0)
-
     def top(self, key: str) -> int:
         """The largest count any node has for ``key`` (0 when none)."""
         b = self.buckets.get(key)
