@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Collection
+from operator import attrgetter
 
 from gputui.core.model import ClusterSnapshot
 from gputui.core.scheduler import ledger
@@ -25,6 +26,9 @@ from gputui.core.scheduler.request import JobRequest
 from gputui.core.scheduler.reservation import reserve
 from gputui.core.scheduler.state import ClusterState
 from gputui.core.scheduler.validate import StaticCapacity, check
+
+#: Job.sort_key read in C, not through a lambda's frame, at every comparison of the insort
+_SORT_KEY = attrgetter("sort_key")
 
 
 class Scheduler:
@@ -63,7 +67,7 @@ class Scheduler:
         shape = self._shapes.setdefault(request.shape, len(self._shapes))
         job = Job(job_id, request, prepare(self.state, request), now, self._seq, limit, shape=shape)
         self.jobs[job_id] = job
-        bisect.insort(self.pending, job, key=lambda j: j.sort_key)
+        bisect.insort(self.pending, job, key=_SORT_KEY)
         return job
 
     # -- the scheduling pass --------------------------------------------------------------------
