@@ -91,12 +91,12 @@ class ClusterState:
         if cpu_milli and node.cpus is not None:
             old = node.cpu_free
             node.cpu_free = new = old - sign * cpu_milli
-            if CPU in self.share_keys and (d := in_steps(new, CPU_STEP) - in_steps(old, CPU_STEP)):
+            if CPU in self.share_keys and (d := (-(-new // CPU_STEP)) - (-(-old // CPU_STEP))):  # in_steps
                 self._add(node, CPU, d)
         if mem and node.mem is not None:
             old = node.mem_free
             node.mem_free = new = old - sign * mem
-            if MEM in self.share_keys and (d := in_steps(new, MEM_STEP) - in_steps(old, MEM_STEP)):
+            if MEM in self.share_keys and (d := (-(-new // MEM_STEP)) - (-(-old // MEM_STEP))):
                 self._add(node, MEM, d)
         node.jobs += sign
         if node.jobs == (sign > 0):  # idleness can only change on the first job in or the last one out
@@ -161,13 +161,13 @@ class ClusterState:
 
     def best_of(self, g: GpuUnit) -> tuple[int, int, int]:
         """What ``g`` offers to the node's best-of keys now: (MPS room under 100 %, free shards, free thousandths)."""
-        room = self.mps_room(g)
+        room = max(0, 100 - g.mps_pct) if MPS in g.contrib else 0  # mps_room, inlined
         if g.lost or g.busy or g.mig or g.holder is not None or g.node.exclusive is not None:
             return (room, 0, 0)
         if g.mps_jobs or g.foreign_clients:
             return (room, 0, 0)
         shards = g.shards - g.shards_used if (g.shards and not g.milli_used and SHARD in self.share_keys) else 0
-        milli = in_steps(1000 - g.milli_used, MILLI_STEP) if (not g.shards_used and MILLI in self.share_keys) else 0
+        milli = -(-(1000 - g.milli_used) // MILLI_STEP) if (not g.shards_used and MILLI in self.share_keys) else 0
         return (room, shards, milli)
 
     def _move_best(self, g: GpuUnit, b: tuple[int, int, int]) -> None:
