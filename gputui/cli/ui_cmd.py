@@ -7,7 +7,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
-from gputui.cli.fields_opt import add_fields_option
+from gputui.cli.fields_opt import add_fields_option, add_telemetry_option
 from gputui.cli.source_factory import SOURCE_HELP
 
 if TYPE_CHECKING:
@@ -26,6 +26,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--paused", action="store_true", help="start a replay paused on its first frame (default: playing)")
     p.add_argument("--record", metavar="FILE", help="record the session shown (every frame and event) into FILE")
     add_fields_option(p)
+    add_telemetry_option(p)
     p.set_defaults(run=run)
 
 
@@ -44,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
         problem = check_record_path(args.record)
         if problem is not None:
             raise GputuiError(f"--record {args.record}: {problem}")
-    opened = open_source(args.source, fields=args.fields)
+    opened = open_source(args.source, fields=args.fields, interval=args.interval, telemetry=args.telemetry)
     if isinstance(opened.source, ReplaySource) and not args.paused:
         opened.source.play()
     from gputui.ui.factory import create_app
