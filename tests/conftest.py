@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, settings
 
 # Tests are split by kind (unit/, ui/, integration/); shared helpers live in support/. Helpers and the few
 # fixtures one kind borrows from another are imported by module name, so every folder is on the path.
-for _folder in ("support", "unit", "ui", "integration", "export", ""):
+for _folder in ("support", "unit", "ui", "integration", "export", "ssh", ""):
     sys.path.insert(0, str(Path(__file__).parent / _folder))
 
 pytest_plugins = ["job_fixtures", "ssh_lab"]  # fixtures shared by tests of several files

@@ -128,14 +128,14 @@ def _hosts(value: object) -> tuple[str, ...]:
         raise ValueError(f"hosts: unknown key {sorted(unknown)[0]!r} (known: ssh)")
     hosts = value.get("ssh", [])
     if not isinstance(hosts, list) or not all(isinstance(h, str) for h in hosts):
-        raise ValueError("hosts.ssh: expected a list of host names or ranges (\"gpu[01-16]\")")
+        raise ValueError('hosts.ssh: expected a list of host names or ranges ("gpu[01-16]")')
     return tuple(hosts)
 
 
 def _ssh(value: object) -> dict[str, object]:
     if not isinstance(value, dict):
         raise ValueError("ssh: expected a table ([ssh])")
-    known = {"config": str, "connect_timeout": int, "detail": (int, float)}
+    known: dict[str, type | tuple[type, ...]] = {"config": str, "connect_timeout": int, "detail": (int, float)}
     out: dict[str, object] = {}
     for key, v in value.items():
         kind = known.get(key)

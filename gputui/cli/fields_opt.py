@@ -1,4 +1,4 @@
-"""`--fields` (the `--query-gpu` field list of a header-less CSV log) and `--telemetry`, options of the commands that read a source."""
+"""Options of the commands that read a source: `--fields` (a header-less CSV log's field list), `--telemetry`."""
 
 from __future__ import annotations
 

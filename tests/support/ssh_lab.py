@@ -280,3 +280,43 @@ def ssh_lab_env(ssh_lab: SshLab, monkeypatch: pytest.MonkeyPatch) -> SshLab:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(conf))
     monkeypatch.setenv("GPUTUI_STATE_DIR", str(state))
     return ssh_lab
+
+
+def lab_settings(lab: SshLab, **kw: Any) -> Any:
+    """SshSettings for the lab's ssh_config, sharing connections in the lab, with quick retries and stalls."""
+    from gputui.sources.ssh import SshSettings
+
+    control = lab.root / "cm"
+    control.mkdir(mode=0o700, exist_ok=True)
+    base: dict[str, Any] = {
+        "config": str(lab.config), "control_dir": control, "detail": 2.0, "retry_min": 0.5, "retry_max": 2.0,
+        "connect_timeout": 5,
+    }  # fmt: skip
+    base.update(kw)
+    return SshSettings(**base)
+
+
+def wait_nodes(source: Any, check: Any, what: str, timeout: float = 30.0) -> Any:
+    """Poll ``source`` until ``check(snapshot)`` is true; returns that snapshot (fails after ``timeout`` s)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        snap = source.poll()
+        if check(snap):
+            return snap
+        if time.monotonic() > deadline:
+            faults = {n.name: n.fault for n in snap.nodes}
+            pytest.fail(f"timed out after {timeout:g} s waiting for {what}; nodes: {faults}")
+        time.sleep(0.1)
+
+
+def ssh_children() -> list[int]:
+    """ssh processes below this test process (none may outlive a closed source)."""
+    out = []
+    for pid in descendants(os.getpid()):
+        try:
+            with open(f"/proc/{pid}/comm") as f:
+                if f.read().strip() == "ssh":
+                    out.append(pid)
+        except OSError:
+            continue
+    return out

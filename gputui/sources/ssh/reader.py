@@ -152,7 +152,7 @@ class HostReader:
             first = self.settings.connect_timeout + FIRST_ANSWER_S
             try:
                 node = await asyncio.wait_for(self._read_detail(detail), first)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 raise _Ended("unreachable", f"no answer within {first:g} s") from None
             self._took_detail(node)
             values = await self._spawn(values_command(self.settings.interval))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import replace
+from typing import Any
 
 from gputui.core.errors import SourceError
 from gputui.core.model import GpuSnapshot, NodeSnapshot, ProcessInfo
@@ -55,7 +56,8 @@ def _sh(script: str) -> str:
 
 def values_command(interval: float) -> str:
     """The values stream: CSV rows every ``interval`` seconds (``-lms`` below one second)."""
-    loop = f"-l {int(interval)}" if interval >= 1 and float(interval).is_integer() else f"-lms {max(int(interval * 1000), 100)}"
+    whole = interval >= 1 and float(interval).is_integer()
+    loop = f"-l {int(interval)}" if whole else f"-lms {max(int(interval * 1000), 100)}"
     fields = ",".join(VALUE_FIELDS)
     return _sh(f"{_NEED}; exec nvidia-smi --query-gpu={fields} --format=csv,noheader,nounits {loop}")
 
@@ -165,5 +167,5 @@ def with_values(node: NodeSnapshot, values: list[GpuSnapshot]) -> NodeSnapshot:
 
 def without_values(node: NodeSnapshot) -> NodeSnapshot:
     """The node's GPUs with their identity only: what is shown while a fault lasts (values N/A, no processes)."""
-    blank = dict.fromkeys(LIVE_FIELDS)
+    blank: dict[str, Any] = dict.fromkeys(LIVE_FIELDS)
     return replace(node, gpus=tuple(replace(g, processes=(), mps=None, **blank) for g in node.gpus))
