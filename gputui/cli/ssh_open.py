@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import os
+import tempfile
+from pathlib import Path
 
 from gputui.core.errors import GputuiError, SourceError
 from gputui.sources.base import Source
 from gputui.sources.ssh import SshSettings, SshSource, expand_hosts
+from gputui.sources.ssh.settings import MAX_SOCKET_PATH
+
+SOCKET_DIR_MAX = MAX_SOCKET_PATH - 20  # room for "/cm-" and the host's digest
 
 
 def ssh_settings(interval: float | None = None) -> SshSettings:
@@ -15,8 +20,12 @@ def ssh_settings(interval: float | None = None) -> SshSettings:
     from gputui.statedir import StateDirError, make_private_dir, state_dir_path
 
     config, _ = load_config()  # a broken file was already reported once, at start
+    control: Path | None = state_dir_path() / "ssh"
+    if len(os.fspath(control)) > SOCKET_DIR_MAX:
+        # a unix socket's path is short (about 100 bytes): a deep state dir shares from a private folder in /tmp
+        control = Path(tempfile.gettempdir()) / f"gputui-{os.getuid()}" / "ssh"
     try:
-        control = make_private_dir(state_dir_path() / "ssh")
+        control = make_private_dir(control)
     except StateDirError:
         control = None  # no sharing: each session its own connection
     extra: dict[str, object] = {}

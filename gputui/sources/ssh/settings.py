@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 #: a unix socket's path must fit in sockaddr_un (108 bytes on Linux, 104 on BSDs), with room for ssh's temp suffix
-MAX_SOCKET_PATH = 80
+MAX_SOCKET_PATH = 100
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,7 @@ class SshSettings:
         resolved address), so that two aliases of one machine with different settings never share a session."""
         if self.control_dir is None:
             return None
-        digest = hashlib.sha256(host.encode()).hexdigest()[:24]
+        digest = hashlib.sha256(host.encode()).hexdigest()[:16]
         path = os.path.join(os.fspath(self.control_dir), f"cm-{digest}")
         return path if len(path) <= MAX_SOCKET_PATH else None
 
