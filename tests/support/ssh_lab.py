@@ -21,6 +21,7 @@ When sshd is not installed the tests skip; with ``CI=true`` they fail (a broken 
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import json
 import os
@@ -86,10 +87,8 @@ class Sshd:
         if self.process is None:
             return
         for pid in [self.process.pid, *descendants(self.process.pid)]:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
         self.process.wait(timeout=10)
 
 
