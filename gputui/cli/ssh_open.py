@@ -20,12 +20,13 @@ def ssh_settings(interval: float | None = None) -> SshSettings:
     from gputui.statedir import StateDirError, make_private_dir, state_dir_path
 
     config, _ = load_config()  # a broken file was already reported once, at start
-    control: Path | None = state_dir_path() / "ssh"
-    if len(os.fspath(control)) > SOCKET_DIR_MAX:
+    folder = state_dir_path() / "ssh"
+    if len(os.fspath(folder)) > SOCKET_DIR_MAX:
         # a unix socket's path is short (about 100 bytes): a deep state dir shares from a private folder in /tmp
-        control = Path(tempfile.gettempdir()) / f"gputui-{os.getuid()}" / "ssh"
+        folder = Path(tempfile.gettempdir()) / f"gputui-{os.getuid()}" / "ssh"
+    control: Path | None
     try:
-        control = make_private_dir(control)
+        control = make_private_dir(folder)
     except StateDirError:
         control = None  # no sharing: each session its own connection
     extra: dict[str, object] = {}
