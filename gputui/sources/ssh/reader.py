@@ -101,8 +101,9 @@ class HostReader:
         publish(host, self.node)
 
     # -- publishing --------------------------------------------------------------------------------------------
-    def _show(self, node: NodeSnapshot) -> None:
-        self.node = plain_data(node)
+    def _show(self, node: NodeSnapshot, clean: bool = False) -> None:
+        """Publish ``node``; ``clean``: its strings are already sanitised (a detail node with new values only)."""
+        self.node = node if clean else plain_data(node)
         self.publish(self.host, self.node)
 
     def _fault(self, kind: str, reason: str, since: float | None = None) -> None:
@@ -206,6 +207,7 @@ class HostReader:
             raise _Ended("garbage", str(e).removeprefix(f"{self.host}: ")) from None
 
     def _took_detail(self, node: NodeSnapshot) -> None:
+        node = plain_data(node)
         old = self._detail_node
         self._detail_node = node
         self._rows.expected = len(node.gpus)
@@ -213,7 +215,7 @@ class HostReader:
             # keep the last values until the next row: the detail document's own are older
             node = with_values(node, [g for g in self.node.gpus])
         self._had_data = True
-        self._show(node)
+        self._show(node, clean=True)
 
     async def _detail_loop(self, p: _Proc) -> None:
         while True:
@@ -236,7 +238,7 @@ class HostReader:
                 self.last_values = self.clock()
                 self.failures = 0
                 base = self.node if self.node.fault is None else self._detail_node
-                self._show(replace(with_values(base, gpus), fault=None))
+                self._show(replace(with_values(base, gpus), fault=None), clean=True)
 
     async def _watch(self) -> None:
         """Marks the host stalled while rows stop coming (a slow or hung host); they clear it when they resume."""

@@ -20,8 +20,9 @@ from typing import Any
 
 from gputui.core.errors import SourceError
 from gputui.core.model import GpuSnapshot, NodeSnapshot, ProcessInfo
+from gputui.core.plain_text import sanitise
 from gputui.sources.nvsmi.mapping import node_from_tree
-from gputui.sources.nvsmi.query_csv import frames_from_csv
+from gputui.sources.nvsmi.query_csv import CsvPolls
 from gputui.sources.nvsmi.xml_stream import parse_xml_document
 
 #: the --query-gpu fields of the values stream, in this order
@@ -104,6 +105,7 @@ class ValueRows:
         self.expected = 0
         self._rows: list[str] = []
         self._indices: set[str] = set()
+        self._polls = CsvPolls(list(VALUE_FIELDS), f"{host}: nvidia-smi --query-gpu")
 
     def add(self, line: str) -> list[GpuSnapshot] | None:
         """Take one line; the poll's GPUs once it is complete. SourceError for a line that is no such row."""
@@ -121,17 +123,7 @@ class ValueRows:
 
     def _flush(self) -> list[GpuSnapshot]:
         rows, self._rows, self._indices = self._rows, [], set()
-        frames = frames_from_csv(
-            rows,
-            label=f"{self.host}: nvidia-smi --query-gpu",
-            node_name=self.host,
-            source="ssh",
-            mtime=0.0,
-            warnings=[],
-            fields=list(VALUE_FIELDS),
-            whole=True,
-        )
-        return [g for f in frames for g in f.nodes[0].gpus]
+        return self._polls.poll(rows)
 
 
 #: the GpuSnapshot fields the values stream refreshes
@@ -161,7 +153,10 @@ def with_values(node: NodeSnapshot, values: list[GpuSnapshot]) -> NodeSnapshot:
         if v is None or (v.uuid is not None and g.uuid is not None and v.uuid != g.uuid):
             gpus.append(g)
             continue
-        gpus.append(replace(g, **{f: getattr(v, f) for f in LIVE_FIELDS}))
+        changes = {f: getattr(v, f) for f in LIVE_FIELDS}
+        if v.performance_state is not None:  # the one string among the values: sanitised here, not per node
+            changes["performance_state"] = sanitise(v.performance_state)
+        gpus.append(replace(g, **changes))
     return replace(node, gpus=tuple(gpus))
 
 
