@@ -95,6 +95,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--seconds", type=float, default=30.0, help="the CPU window, after every host answered")
     ap.add_argument("--changes", type=int, default=20)
     ap.add_argument("--detail", type=float, default=15.0, help="seconds between XML documents per host")
+    ap.add_argument("--values", type=float, default=1.0, help="seconds between value rows ([ssh] values)")
     ap.add_argument("--mode", choices=("sshd", "local"), default="sshd")
     args = ap.parse_args(argv)
     sys.path.insert(0, str(REPO / "tests" / "support"))
@@ -117,11 +118,13 @@ def main(argv: list[str]) -> int:
             lab.add_host(h, args.gpus)
         control = lab.root / "cm"
         control.mkdir(mode=0o700)
-        settings = SshSettings(config=str(lab.config), control_dir=control, detail=args.detail, connect_timeout=20)
+        settings = SshSettings(
+            config=str(lab.config), control_dir=control, detail=args.detail, connect_timeout=20, interval=args.values
+        )
         if args.mode == "local":
             os.environ["PATH"] = f"{lab.root / 'bin'}:{os.environ['PATH']}"
             os.environ["GPUTUI_FAKE_DIR"] = str(lab.root)
-            settings = SshSettings(program=_fake_ssh(lab.root), detail=args.detail)
+            settings = SshSettings(program=_fake_ssh(lab.root), detail=args.detail, interval=args.values)
         t_start = time.monotonic()
         source = SshSource(hosts, settings)
         try:
@@ -145,8 +148,9 @@ def _run(args: argparse.Namespace, lab: Any, source: Any, hosts: list[str], t_st
             print(f"ssh_poll: {len(bad)} hosts not answering after 120 s (first: {bad[:3]})")
             return 1
         time.sleep(0.2)
-    print(f"{args.hosts} hosts x {args.gpus} GPUs, mode {args.mode}: all answering after "
-          f"{time.monotonic() - t_start:.1f} s; values every 1 s, XML every {args.detail:g} s")  # fmt: skip
+    took = time.monotonic() - t_start
+    print(f"{args.hosts} hosts x {args.gpus} GPUs, mode {args.mode}: all answering after {took:.1f} s; "
+          f"values every {args.values:g} s, XML every {args.detail:g} s")  # fmt: skip
     time.sleep(3)  # let the start-up settle
 
     def ssh_pids() -> list[int]:

@@ -20,6 +20,7 @@ reported in one line and ignored as a whole: gputui starts with its defaults, an
     config = "~/.ssh/config.gpus"   # an ssh_config used instead of ~/.ssh/config (ssh -F); default: ssh's own
     connect_timeout = 10            # seconds (ssh's ConnectTimeout)
     detail = 15                     # seconds between full nvidia-smi -q -x documents (names, processes, MIG)
+    values = 0.5                    # seconds between value rows (default: the poll interval)
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ class Config:
     ssh_config: str | None = None
     ssh_connect_timeout: int | None = None
     ssh_detail: float | None = None
+    ssh_values: float | None = None
 
 
 def config_path() -> Path:
@@ -135,7 +137,9 @@ def _hosts(value: object) -> tuple[str, ...]:
 def _ssh(value: object) -> dict[str, object]:
     if not isinstance(value, dict):
         raise ValueError("ssh: expected a table ([ssh])")
-    known: dict[str, type | tuple[type, ...]] = {"config": str, "connect_timeout": int, "detail": (int, float)}
+    known: dict[str, type | tuple[type, ...]] = {
+        "config": str, "connect_timeout": int, "detail": (int, float), "values": (int, float),
+    }  # fmt: skip
     out: dict[str, object] = {}
     for key, v in value.items():
         kind = known.get(key)
@@ -147,7 +151,9 @@ def _ssh(value: object) -> dict[str, object]:
             raise ValueError("ssh.connect_timeout: expected seconds, 1 to 600")
         if key == "detail" and not 1 <= float(v) <= 3600:  # type: ignore[arg-type]
             raise ValueError("ssh.detail: expected seconds, 1 to 3600")
-        out[f"ssh_{key}"] = float(v) if key == "detail" else v  # type: ignore[arg-type]
+        if key == "values" and not 0.1 <= float(v) <= 3600:  # type: ignore[arg-type]
+            raise ValueError("ssh.values: expected seconds, 0.1 to 3600")
+        out[f"ssh_{key}"] = float(v) if key in ("detail", "values") else v  # type: ignore[arg-type]
     return out
 
 

@@ -38,7 +38,7 @@ def ssh_settings(interval: float | None = None) -> SshSettings:
     if ssh_config is not None and not os.path.isfile(ssh_config):
         raise SourceError(f"[ssh] config {ssh_config}: no such file")
     return SshSettings(
-        interval=interval or 1.0,
+        interval=config.ssh_values or interval or 1.0,
         config=ssh_config,
         control_dir=control,
         **extra,  # type: ignore[arg-type]
