@@ -88,6 +88,33 @@ def _delays(source: Any, lab: Any, hosts: list[str], changes: int) -> tuple[list
     return to_source, to_frame
 
 
+def _parse_costs(lab: Any, gpus: int) -> tuple[float, float, int, int]:
+    """(ms to read one full XML document, ms to read one poll's CSV rows, their sizes in bytes) for one host,
+    interleaved: the choice between full XML every poll and CSV values with XML less often."""
+    import subprocess
+
+    from gputui.sources.ssh.remote import VALUE_FIELDS, ValueRows, parse_detail
+
+    fake = [sys.executable, str(REPO / "tests" / "support" / "fake_nvidia_smi.py")]
+    env = dict(os.environ, GPUTUI_FAKE_HOST="h000", GPUTUI_FAKE_DIR=str(lab.root))
+    xml = subprocess.run([*fake, "-q", "-x"], capture_output=True, env=env, check=True).stdout
+    query = [f"--query-gpu={','.join(VALUE_FIELDS)}", "--format=csv,noheader,nounits"]
+    csv_text = subprocess.run([*fake, *query], capture_output=True, env=env, check=True).stdout.decode()
+    lines = csv_text.splitlines()
+    rows = ValueRows("h000")
+    rows.expected = gpus
+    t_xml = t_csv = 0.0
+    for _ in range(20):
+        t0 = time.perf_counter()
+        parse_detail("h000", xml, [])
+        t1 = time.perf_counter()
+        for line in lines:
+            rows.add(line)
+        t_csv += time.perf_counter() - t1
+        t_xml += t1 - t0
+    return t_xml / 20 * 1e3, t_csv / 20 * 1e3, len(xml), len(csv_text)
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(prog="python -m gputui.bench ssh_poll")
     ap.add_argument("--hosts", type=int, default=64)
@@ -151,6 +178,10 @@ def _run(args: argparse.Namespace, lab: Any, source: Any, hosts: list[str], t_st
     took = time.monotonic() - t_start
     print(f"{args.hosts} hosts x {args.gpus} GPUs, mode {args.mode}: all answering after {took:.1f} s; "
           f"values every {args.values:g} s, XML every {args.detail:g} s")  # fmt: skip
+    ms_xml, ms_csv, b_xml, b_csv = _parse_costs(lab, args.gpus)
+    print(f"one host's poll: full XML {b_xml / 1024:.0f} KiB, read in {ms_xml:.1f} ms; CSV values {b_csv} bytes, "
+          f"read in {ms_csv:.2f} ms ({ms_xml / ms_csv:.0f}x less); XML every poll would cost "
+          f"{ms_xml * args.hosts / 10:.0f} % of a core at 1 Hz")  # fmt: skip
     time.sleep(3)  # let the start-up settle
 
     def ssh_pids() -> list[int]:
