@@ -106,12 +106,12 @@ def test_garbage_is_a_row(ssh_lab: SshLab) -> None:
 def test_slow_host_stalls_without_delaying_others(ssh_lab: SshLab) -> None:
     ssh_lab.add_host("good", 2)
     ssh_lab.add_host("slow", 2)
-    src = SshSource(["good", "slow"], lab_settings(ssh_lab, stall_after=2.0))
+    src = SshSource(["good", "slow"], lab_settings(ssh_lab, stall_after=1.5))
     try:
         wait_nodes(src, lambda s: _kind(s, "slow") is None and bool(s.node("slow").gpus), "slow answering")
-        ssh_lab.control("slow", delay=6)
+        ssh_lab.control("slow", delay=4)
         snap = wait_nodes(src, lambda s: _kind(s, "slow") == "stalled", "the stall", 15)
-        assert "no values for over 2 s" in snap.node("slow").fault.reason  # type: ignore[union-attr]
+        assert "no values for over 1.5 s" in snap.node("slow").fault.reason  # type: ignore[union-attr]
         _updating(src)
         ssh_lab.control("slow")
         wait_nodes(src, lambda s: _kind(s, "slow") is None, "the slow host back", 20)

@@ -74,3 +74,23 @@ def test_poll_never_waits_for_a_host(ssh_lab: SshLab) -> None:
         assert slow.fault is not None and slow.fault.kind == "connecting"
     finally:
         src.close()
+
+
+def test_a_login_banner_before_the_output_is_skipped(ssh_lab: SshLab) -> None:
+    """A shell that prints something first (a .bashrc banner): what comes before gputui's start marker is dropped.
+    Run through a stand-in for ssh that prints the banner, then runs the remote command as the fake host."""
+    ssh_lab.add_host("chatty", 2)
+    fake_ssh = ssh_lab.root / "chatty-ssh"
+    fake_ssh.write_text(
+        "#!/bin/sh\n"
+        'while [ "$#" -gt 0 ] && [ "$1" != "--" ]; do shift; done; shift\n'
+        "echo 'Welcome to chatty! <nvidia_smi_log> 0, 1, 2'\n"
+        f'PATH={ssh_lab.root / "bin"}:$PATH GPUTUI_FAKE_DIR={ssh_lab.root} GPUTUI_FAKE_HOST="$1" exec sh -c "$2"\n'
+    )
+    fake_ssh.chmod(0o755)
+    src = SshSource(["chatty"], lab_settings(ssh_lab, program=str(fake_ssh), control_dir=None))
+    try:
+        snap = wait_nodes(src, _ok, "the chatty host")
+        assert len(snap.node("chatty").gpus) == 2
+    finally:
+        src.close()

@@ -138,7 +138,9 @@ class SshLab:
                     "StrictModes no",
                     f"AllowUsers {self.user}",
                     "AcceptEnv GPUTUI_FAKE_*",
-                    f"SetEnv PATH={bindir}:/usr/bin:/bin GPUTUI_FAKE_DIR={self.root}",
+                    # SHLVL=1: bash (run by sshd) skips ~/.bashrc, so that the user's shell setup (pyenv init, ...)
+                    # neither slows nor breaks the sessions, and a killed session leaves no lock of it behind
+                    f"SetEnv PATH={bindir}:/usr/bin:/bin GPUTUI_FAKE_DIR={self.root} SHLVL=1",
                     "MaxSessions 64",
                     "MaxStartups 200",
                     "LogLevel ERROR",

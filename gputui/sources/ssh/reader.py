@@ -20,6 +20,7 @@ from gputui.sources.ssh.faults import classify
 from gputui.sources.ssh.remote import (
     END_MARK,
     PS_MARK,
+    START_MARK,
     ValueRows,
     detail_command,
     parse_detail,
@@ -32,6 +33,7 @@ from gputui.sources.ssh.settings import SshSettings
 Publish = Callable[[str, NodeSnapshot], None]
 LINE_LIMIT = 1 << 20  # longest line read from a host (a ps line with a long command)
 MAX_XML_BYTES = 16 << 20
+MAX_BANNER_BYTES = 64 << 10
 STDERR_KEEP = 8192
 FIRST_ANSWER_S = 30.0  # beyond the connect timeout: login plus a first `nvidia-smi -q -x`
 
@@ -152,7 +154,7 @@ class HostReader:
             procs.append(detail)
             first = self.settings.connect_timeout + FIRST_ANSWER_S
             try:
-                node = await asyncio.wait_for(self._read_detail(detail), first)
+                node = await asyncio.wait_for(self._first_detail(detail), first)
             except TimeoutError:
                 raise _Ended("unreachable", f"no answer within {first:g} s") from None
             self._took_detail(node)
@@ -180,6 +182,10 @@ class HostReader:
                 await p.stop()
 
     # -- detail rounds -----------------------------------------------------------------------------------------
+    async def _first_detail(self, p: _Proc) -> NodeSnapshot:
+        await self._skip_banner(p)
+        return await self._read_detail(p)
+
     async def _read_detail(self, p: _Proc) -> NodeSnapshot:
         xml: list[bytes] = []
         size = 0
@@ -217,12 +223,26 @@ class HostReader:
         self._had_data = True
         self._show(node, clean=True)
 
+    async def _skip_banner(self, p: _Proc) -> None:
+        """Drop what comes before the start marker: a login shell's own output (a banner, a message of the day)."""
+        size = 0
+        while True:
+            line = await p.readline()
+            if not line:
+                raise await p.ended()
+            if line.strip() == START_MARK.encode():
+                return
+            size += len(line)
+            if size > MAX_BANNER_BYTES:
+                raise _Ended("garbage", f"over {MAX_BANNER_BYTES >> 10} KiB of output before nvidia-smi's")
+
     async def _detail_loop(self, p: _Proc) -> None:
         while True:
             self._took_detail(await self._read_detail(p))
 
     # -- value rows --------------------------------------------------------------------------------------------
     async def _values_loop(self, p: _Proc) -> None:
+        await self._skip_banner(p)
         while True:
             line = await p.readline()
             if not line:

@@ -42,6 +42,7 @@ VALUE_FIELDS = (
     "clocks.mem",
     "pstate",
 )
+START_MARK = "<!--gputui:start-->"  # what a login shell's own output (a banner from .bashrc) comes before
 PS_MARK = "<!--gputui:ps-->"
 END_MARK = "<!--gputui:end-->"
 MISSING = "gputui: nvidia-smi not found on the remote PATH"
@@ -60,14 +61,17 @@ def values_command(interval: float) -> str:
     whole = interval >= 1 and float(interval).is_integer()
     loop = f"-l {int(interval)}" if whole else f"-lms {max(int(interval * 1000), 100)}"
     fields = ",".join(VALUE_FIELDS)
-    return _sh(f"{_NEED}; exec nvidia-smi --query-gpu={fields} --format=csv,noheader,nounits {loop}")
+    return _sh(
+        f"{_NEED}; echo '{START_MARK}'; exec nvidia-smi --query-gpu={fields} --format=csv,noheader,nounits {loop}"
+    )
 
 
 def detail_command(every: float) -> str:
     """The detail loop: the XML document, the marker, ``ps`` of the pids in it, the end marker; then a pause."""
     pids = "sed -n 's:.*<pid>\\([0-9][0-9]*\\)</pid>.*:\\1:p' | sort -u | tr '\\n' ','"
     script = (
-        f"{_NEED}; while :; do x=$(nvidia-smi -q -x) || exit $?; printf '%s\\n' \"$x\"; echo '{PS_MARK}'; "
+        f"{_NEED}; echo '{START_MARK}'; "
+        f"while :; do x=$(nvidia-smi -q -x) || exit $?; printf '%s\\n' \"$x\"; echo '{PS_MARK}'; "
         f"p=$(printf '%s\\n' \"$x\" | {pids}); "
         f'[ -n "$p" ] && ps -o pid=,user=,args= -p "${{p%,}}"; echo \'{END_MARK}\'; sleep {max(int(every), 1)}; done'
     )
