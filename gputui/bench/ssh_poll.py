@@ -89,7 +89,7 @@ def _delays(source: Any, lab: Any, hosts: list[str], changes: int) -> tuple[list
 
 
 def _parse_costs(lab: Any, gpus: int) -> tuple[float, float, int, int]:
-    """(ms to read one full XML document, ms to read one poll's CSV rows, their sizes in bytes) for one host,
+    """(median ms to read one full XML document, to read one poll's CSV rows, their sizes in bytes) for one host,
     interleaved: the choice between full XML every poll and CSV values with XML less often."""
     import subprocess
 
@@ -103,16 +103,17 @@ def _parse_costs(lab: Any, gpus: int) -> tuple[float, float, int, int]:
     lines = csv_text.splitlines()
     rows = ValueRows("h000")
     rows.expected = gpus
-    t_xml = t_csv = 0.0
-    for _ in range(20):
+    t_xml: list[float] = []
+    t_csv: list[float] = []
+    for _ in range(50):
         t0 = time.perf_counter()
         parse_detail("h000", xml, [])
         t1 = time.perf_counter()
         for line in lines:
             rows.add(line)
-        t_csv += time.perf_counter() - t1
-        t_xml += t1 - t0
-    return t_xml / 20 * 1e3, t_csv / 20 * 1e3, len(xml), len(csv_text)
+        t_csv.append(time.perf_counter() - t1)
+        t_xml.append(t1 - t0)
+    return statistics.median(t_xml) * 1e3, statistics.median(t_csv) * 1e3, len(xml), len(csv_text)
 
 
 def main(argv: list[str]) -> int:
