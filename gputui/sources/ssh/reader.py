@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import signal
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -77,8 +78,11 @@ class _Proc:
 
     async def stop(self) -> None:
         if self.proc.returncode is None:
+            # os.kill, not Process.kill: Popen.send_signal polls first and may reap a child that has just exited
+            # (a mux client whose master went), which leaves asyncio's own watcher "Unknown child process". The
+            # pid cannot be reused before that watcher reaps it.
             with contextlib.suppress(ProcessLookupError):
-                self.proc.kill()
+                os.kill(self.proc.pid, signal.SIGKILL)
             await self.proc.wait()
         self._drain.cancel()
 
