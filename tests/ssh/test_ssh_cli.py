@@ -61,3 +61,10 @@ def test_bad_host_lists_are_one_line(ssh_lab_env: SshLab) -> None:
         assert r.returncode == 2 and words in r.stderr and len(r.stderr.strip().splitlines()) == 1, (spec, r.stderr)
     r = gputui("snapshot", "demo", "--telemetry", "ssh")
     assert r.returncode == 2 and "only with the Slurm source" in r.stderr
+
+
+def test_no_job_queue_on_the_ssh_source(ssh_lab_env: SshLab) -> None:
+    """Jobs would run on this machine with the hosts' GPU numbers: refused in one line, nothing submitted."""
+    ssh_lab_env.add_host("gpu01", 1)
+    r = gputui("submit", "--source", "ssh:gpu01", "--gpus=1", "--", "true")
+    assert r.returncode == 2 and "the SSH source has no job queue" in r.stderr, r.stderr

@@ -162,3 +162,26 @@ def test_fault_line() -> None:
     f = NodeFault("unreachable", "ssh: connect to host x port 22: Connection refused", 1796122497.0)
     assert fault_line(f) == "unreachable since 10:54:57 UTC: ssh: connect to host x port 22: Connection refused"
     assert fault_line(NodeFault("auth", "", 0.0)) == "auth refused since 00:00:00 UTC"
+
+
+@given(st.binary(max_size=400))
+def test_any_bytes_from_a_host_are_one_error_or_a_node(data: bytes) -> None:
+    from gputui.sources.ssh.remote import parse_detail
+
+    try:
+        node = parse_detail("h", b'<?xml version="1.0" ?>\n<nvidia_smi_log>' + data, [data.decode("latin-1")])
+    except SourceError as e:
+        assert "\n" not in str(e)
+        return
+    assert node.name == "h"
+
+
+@given(st.lists(st.text(max_size=120), max_size=6))
+def test_any_lines_are_rows_or_one_error(lines: list[str]) -> None:
+    rows = ValueRows("h")
+    rows.expected = 2
+    for line in lines:
+        try:
+            rows.add(line)
+        except SourceError:
+            return
