@@ -94,3 +94,16 @@ def test_a_login_banner_before_the_output_is_skipped(ssh_lab: SshLab) -> None:
         assert len(snap.node("chatty").gpus) == 2
     finally:
         src.close()
+
+
+def test_a_mig_host_keeps_its_layout(ssh_lab: SshLab) -> None:
+    """The detail document carries the MIG layout (a real A100 capture in MIG mode); the values keep it."""
+    ssh_lab.add_host("mig01", 2, capture="telegraf-a100-sxm4-v12.xml")
+    src = SshSource(["mig01"], lab_settings(ssh_lab))
+    try:
+        snap = wait_nodes(src, _ok, "the MIG host")
+        gpus = snap.node("mig01").gpus
+        assert all(g.mig_mode_current and len(g.gpu_instances) >= 1 for g in gpus)
+        assert gpus[0].gpu_instances[0].profile is not None
+    finally:
+        src.close()
