@@ -86,7 +86,18 @@ class Sshd:
         """Kill sshd and every session it serves, as when the machine dies."""
         if self.process is None:
             return
-        for pid in [self.process.pid, *descendants(self.process.pid)]:
+        # Stop the whole tree first, again until nothing new appears: a stopped process forks no more, and a
+        # killed parent's children would be re-parented out of reach of the scan.
+        frozen: set[int] = set()
+        for _ in range(10):
+            new = {self.process.pid, *descendants(self.process.pid)} - frozen
+            if not new:
+                break
+            for pid in new:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGSTOP)
+            frozen |= new
+        for pid in frozen:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
         self.process.wait(timeout=10)
@@ -249,6 +260,19 @@ class SshLab:
         for s in self.servers:
             if s.alive:
                 s.kill()
+        # remote commands of sessions that ended earlier are re-parented away from sshd and end at their next
+        # write; a slow fake may sleep first: they are found by the lab's own environment and ended now
+        mark = f"GPUTUI_FAKE_DIR={self.root}".encode()
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit() or int(entry) == os.getpid():
+                continue
+            try:
+                with open(f"/proc/{entry}/environ", "rb") as f:
+                    if mark not in f.read().split(b"\0"):
+                        continue
+                os.kill(int(entry), signal.SIGKILL)
+            except (OSError, ProcessLookupError):
+                continue
 
 
 def make_lab() -> Iterator[SshLab]:
