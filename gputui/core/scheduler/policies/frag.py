@@ -15,13 +15,14 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterable
+from itertools import accumulate
 from typing import NamedTuple
 
 from gputui.core.scheduler.policies.shapes import MILLI, PodShape
 
-#: FGD's categories of a (node, shape) pair, in the order its simulator sums them (Q3, the satisfied part, is
-#: not fragment).
-_Q1_LACK_BOTH, _Q2_LACK_GPU, _Q3_OK, _Q4_LACK_CPU, _XL_CPU_OK, _XR_CPU_LACK, _NO_ACCESS = range(7)
+#: FGD's categories of a (node, shape) pair, in the order its simulator sums them: Q1 (lacks GPU and CPU), Q2 (lacks
+#: GPU; or the GPUs too small for the shape), Q4 (lacks CPU), XL / XR (CPU-only shapes with and without CPUs to
+#: spare), no access (the model is not allowed). Q3, the satisfied part, is not fragment.
 
 
 class TargetShape(NamedTuple):
@@ -60,35 +61,31 @@ def typical_shapes(pods: Iterable[PodShape], coverage_pct: int = 95) -> tuple[Ta
 def fragment(cpu_free: int, gpus: tuple[int, ...], model: str, shapes: tuple[TargetShape, ...]) -> float:
     """F(n): the idle thousandths of GPU on the node that the expected workload could not use, weighted."""
     ordered = sorted(gpus)
-    below = [0]  # below[i]: the free thousandths of the i emptiest GPUs
-    for g in ordered:
-        below.append(below[-1] + g)
+    below = [0, *accumulate(ordered)]  # below[i]: the free thousandths of the i emptiest GPUs
     total = below[-1]
     n = len(ordered)
-    data = [0.0] * 7
-    for m in shapes:
-        milli = m.gpu_milli
+    # one sum per category, each in shape order (see the module docstring); Q3 is not fragment
+    q1 = q2 = q4 = xl = xr = na = 0.0
+    for cpu, milli, num, spec, freq in shapes:
         if milli == 0:
-            data[_XL_CPU_OK if cpu_free >= m.cpu_milli else _XR_CPU_LACK] += m.freq * total
-            continue
-        if m.gpu_spec and model not in m.gpu_spec:
-            data[_NO_ACCESS] += m.freq * total
-            continue
-        i = bisect_left(ordered, milli)  # GPUs [i:] have at least milli free
-        ok = n - i >= m.num_gpu
-        cpu_ok = cpu_free >= m.cpu_milli
-        if ok and cpu_ok:
-            frag = below[i]
-            data[_Q2_LACK_GPU] += m.freq * frag
-            data[_Q3_OK] += m.freq * (total - frag)
-        elif ok:
-            data[_Q4_LACK_CPU] += m.freq * total
+            if cpu_free >= cpu:
+                xl += freq * total
+            else:
+                xr += freq * total
+        elif spec and model not in spec:
+            na += freq * total
         else:
-            data[_Q2_LACK_GPU if cpu_ok else _Q1_LACK_BOTH] += m.freq * total
-    out = 0.0
-    for c in (_Q1_LACK_BOTH, _Q2_LACK_GPU, _Q4_LACK_CPU, _XL_CPU_OK, _XR_CPU_LACK, _NO_ACCESS):
-        out += data[c]
-    return out
+            i = bisect_left(ordered, milli)  # GPUs [i:] have at least milli free
+            if n - i >= num:
+                if cpu_free >= cpu:
+                    q2 += freq * below[i]
+                else:
+                    q4 += freq * total
+            elif cpu_free >= cpu:
+                q2 += freq * total
+            else:
+                q1 += freq * total
+    return q1 + q2 + q4 + xl + xr + na
 
 
 class Fragmenter:
