@@ -15,10 +15,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--jobs", metavar="SOURCE",
                    help="replay jobs on their real timeline: a gputui job store (jobs.db), a gputui recording, or a "
                         "pod list with creation_time/deletion_time")  # fmt: skip
-    p.add_argument("--nodes", metavar="NODES.csv",
-                   help="the cluster: a node list in the openb format (required, except for a recording's replay)")
-    p.add_argument("--synthetic", action="append", default=[], metavar="SPEC",
-                   help="for --jobs: a synthetic cluster instead, as gputui plan takes it, e.g. node[01-04]:8:A100")
+    p.add_argument(
+        "--nodes",
+        metavar="NODES.csv",
+        help="the cluster: a node list in the openb format (required, except for a recording's replay)",
+    )
+    p.add_argument(
+        "--synthetic",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="for --jobs: a synthetic cluster instead, as gputui plan takes it, e.g. node[01-04]:8:A100",
+    )
     p.add_argument("--policy", action="append", default=[], metavar="P",
                    help="a placement policy (repeat; default: all of them)")  # fmt: skip
     p.add_argument("--seeds", default="42-51", help="seeds of the arrival order: 42-51, 42,45 or 42 (default 42-51)")

@@ -83,28 +83,21 @@ def print_replay(results: list[ReplayResult], kind: str, cluster: str, skipped: 
 
 
 def _series(results: list[ReplayResult], which: int) -> dict[str, dict[int, float]]:
-    """Per policy, time from the start (in :func:`_unit`) -> the timeline's value ``which`` (1: allocated %, 2: fragmented %)."""
-    out: dict[str, dict[int, float]] = {}
-    for r in results:
-        scale = _unit(r.span_s)[0]
-        out[r.policy] = {p[0] // scale: p[which] for p in r.timeline}
-    return out
-
-
-def _unit(span_s: int) -> tuple[int, str]:
-    return (3600, "h") if span_s >= 10 * 3600 else (60, "min") if span_s >= 600 else (1, "s")
+    """Per policy, per cent of the timeline -> the timeline's value ``which`` (1: allocated %, 2: fragmented %)."""
+    return {r.policy: {p[0] * 100 // max(1, r.span_s): p[which] for p in r.timeline} for r in results}
 
 
 def print_timeline(results: list[ReplayResult], file: IO[str] | None = None) -> None:
     from gputui.cli.simulate_out import chart_lines
 
     out = file or sys.stdout
-    unit = _unit(results[0].span_s)[1] if results else "s"
+    span = results[0].span_s if results else 0
+    length = f"{span / 3600:.1f} h" if span >= 3600 else f"{span / 60:.0f} min" if span >= 60 else f"{span} s"
     for which, what in ((1, "GPU allocated"), (2, "GPU fragmented")):
-        print(f"\n{what} (%) over the replay ({unit} from its start)", file=out)
-        lines = chart_lines(_series(results, which))
+        print(f"\n{what} (%) over the replay", file=out)
+        lines = chart_lines(_series(results, which), x_max=100)
         if len(lines) >= 2:
-            lines[-2] = lines[-2].replace("arrived GPU demand (%)", f"{unit} from the start")
+            lines[-2] = lines[-2].replace("arrived GPU demand (%)", f"% of the timeline ({length})")
         for line in lines:
             print(line, file=out)
 

@@ -186,9 +186,9 @@ def from_recording(path: str) -> JobSource:
     except RecordingError as e:
         raise GputuiError(str(e)) from None
     by_job: dict[str, dict[str, Event]] = {}
-    for e in events:
-        if e.job_id is not None and e.kind.startswith("job_"):
-            by_job.setdefault(e.job_id, {}).setdefault(e.kind, e)
+    for ev0 in events:
+        if ev0.job_id is not None and ev0.kind.startswith("job_"):
+            by_job.setdefault(ev0.job_id, {}).setdefault(ev0.kind, ev0)
     out = JobSource("recording", [], nodes)
     for job_id, ev in by_job.items():
         sub, began = ev.get("job_submitted"), ev.get("job_started")

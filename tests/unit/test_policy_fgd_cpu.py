@@ -61,7 +61,11 @@ def test_default_workload_is_openb_frequencies() -> None:
 
 
 def test_configured_workload_is_used() -> None:
-    reqs = ((3.0, parse_options("--gpus=1 -c 4")), (1.0, parse_options("--gpu-milli=500")), (2.0, parse_options("-c 8")))
+    reqs = (
+        (3.0, parse_options("--gpus=1 -c 4")),
+        (1.0, parse_options("--gpu-milli=500")),
+        (2.0, parse_options("-c 8")),
+    )
     shapes = workload_shapes(reqs)
     assert [(s.num_gpu, s.gpu_milli, round(s.freq, 2)) for s in shapes] == [(1, 1000, 0.75), (1, 500, 0.25)]
 

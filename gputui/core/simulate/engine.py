@@ -47,7 +47,7 @@ class Engine:
         self.skey = [(nf[0], nf[2], nf[3], nf[4]) for nf in self.nodes]
         self.sgpus = [tuple(sorted(nf[2])) for nf in self.nodes]
         self.changes: list[int] = []
-        self._index: dict[PodShape, _ShapeIndex] = {}
+        self._index: dict[tuple, _ShapeIndex] = {}
         self._memo: dict[tuple, dict[tuple, tuple[int, tuple[int, ...]]]] = {}
         self._intn = intn
         self.measure = measure
@@ -61,7 +61,7 @@ class Engine:
         # pods that differ in memory only share their heap; a randomised policy draws among the nodes that fit
         # exactly, memory included
         randomised = self.policy.randomised
-        key = pod if randomised else (pod.cpu_milli, pod.num_gpu, pod.gpu_milli, pod.gpu_spec)
+        key: tuple = pod if randomised else (pod.cpu_milli, pod.num_gpu, pod.gpu_milli, pod.gpu_spec)
         idx = self._index.get(key)
         if idx is None:
             idx = self._index[key] = _ShapeIndex()

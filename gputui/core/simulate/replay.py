@@ -81,10 +81,7 @@ def replay(pods: list[TracePod], nodes: list[TraceNode], policy: str, seed: int 
         if got is None:
             return False
         created = pod.created or t
-        if pod.run_s is not None:
-            run = pod.run_s
-        else:
-            run = (pod.deleted - created) if pod.deleted is not None else end - t
+        run = pod.run_s if pod.run_s is not None else (pod.deleted - created) if pod.deleted is not None else end - t
         heapq.heappush(ends, (t + max(0, run), j, got[0], got[1]))
         waits.append(t - created)
         return True

@@ -10,8 +10,13 @@ from gputui.core.scheduler.policies.fragmentation import Fragmentation
 from gputui.core.scheduler.policies.slurm import Slurm
 from gputui.core.scheduler.policies.spread import Spread
 
-POLICIES: dict[str, type] = {"best-fit": BestFit, "spread": Spread, "fragmentation": Fragmentation, "slurm": Slurm,
-                         "fgd-cpu": FgdCpu}
+POLICIES: dict[str, type] = {
+    "best-fit": BestFit,
+    "spread": Spread,
+    "fragmentation": Fragmentation,
+    "slurm": Slurm,
+    "fgd-cpu": FgdCpu,
+}
 
 
 def get_policy(name: str) -> Policy:
