@@ -9,7 +9,7 @@ from gputui.core.scheduler.build import GpuSpec, NodeSpec, state_from_specs
 from gputui.core.scheduler.config import SchedulerConfig
 from gputui.core.scheduler.parse.options import parse_options
 from gputui.core.scheduler.policies.fgd_cpu import OPENB_DEFAULT, live_score, shapes_of, workload_shapes
-from gputui.core.scheduler.policies.frag import Fragmenter, TargetShape, fragment_cpu_aware
+from gputui.core.scheduler.policies.frag import Fragmenter, TargetShape, cpu_per_gpu, fragment_cpu_aware, stranded
 from gputui.core.scheduler.policies.shapes import NodeFree
 from tests.support.sched_helpers import layout, place
 
@@ -52,6 +52,33 @@ def test_fragment_cpu_aware(cpu: int, gpus: tuple[int, ...], shapes: tuple, want
 )
 def test_live_score(before: NodeFree, cpu: int, taken: dict[int, int], want: int) -> None:
     assert live_score(before, cpu, taken, Fragmenter(ONE_GPU_11_CPU, cpu_aware=True)) == want
+
+
+@pytest.mark.parametrize(
+    ("cpu", "gpus", "want"),
+    [
+        (88_000, (1000,) * 8, 0.0),  # 11 CPUs per GPU: all 8 fed
+        (66_000, (1000,) * 7, 1000.0),  # 6 of 7 fed
+        (11_000, (1000, 500, 0), 500.0),  # 1.5 GPUs free, CPUs for one
+        (0, (190,), 190.0),
+        (200_000, (1000,) * 2, 0.0),
+    ],
+)
+def test_stranded(cpu: int, gpus: tuple[int, ...], want: float) -> None:
+    assert stranded(cpu, gpus, 11_000.0) == pytest.approx(want)
+
+
+def test_cpu_per_gpu_weights_by_gpu_asked() -> None:
+    shapes = (TargetShape(4_000, 500, 1, frozenset(), 0.5), TargetShape(16_000, 1000, 2, frozenset(), 0.5))
+    assert cpu_per_gpu(shapes) == pytest.approx((0.5 * 4_000 + 0.5 * 16_000) / (0.5 * 0.5 + 0.5 * 2))
+    assert cpu_per_gpu((TargetShape(4_000, 0, 0, frozenset(), 1.0),)) == 0.0
+
+
+def test_the_stranding_term_turns_the_score() -> None:
+    # a 22-CPU pod where 88 CPUs fed all 8 GPUs: F grows by 1000, plus 5 x 1000 stranded in the long run
+    frag = Fragmenter(ONE_GPU_11_CPU, cpu_aware=True, stranding=5.0)
+    assert live_score(NodeFree(88_000, 0, (1000,) * 8), 22_000, {0: 1000}, frag) == 0  # trunc(100 sigmoid(-6))
+    assert live_score(NodeFree(176_000, 0, (1000,) * 8), 22_000, {0: 1000}, frag) == 50
 
 
 def test_default_workload_is_openb_frequencies() -> None:

@@ -1,9 +1,12 @@
 """fgd-cpu (gputui's own): FGD's gradient over a CPU-aware fragmentation measure, in the simulator and the live queue.
 
 The score and the GPU choice are FGD's (:mod:`fgd`: trunc(100 x sigmoid(dF / 1000)), ties by the tie-break order),
-but F counts as usable only the GPUs that the node's remaining CPUs can still feed (:func:`frag.fragment_cpu_aware`).
-FGD's own F treats a node with 8 idle GPUs and 12 CPUs left as fully usable by 11-CPU GPU pods, though only one such
-pod fits; so it lets CPU-hungry pods strand GPUs. What each idea tried gave is in docs/simulate.md.
+but F is gputui's: (1) it counts as usable only the GPUs that the node's remaining CPUs can still feed a pod of each
+shape (:func:`frag.fragment_cpu_aware`; FGD's own F treats a node with 8 idle GPUs and 12 CPUs left as fully usable
+by 11-CPU pods, though only one such pod fits), and (2) it adds :data:`STRANDING` x the free GPU that the node's free
+CPUs cannot feed in the long run, at the workload's CPUs per GPU (:func:`frag.stranded`): one pod at a time, (1)
+does not see that a CPU-hungry pod on a node with just enough CPUs leaves GPUs that the next pods cannot use. What
+each idea tried gave is in docs/simulate.md.
 
 In the live scheduler (:class:`FgdCpu`) the expected workload is ``SchedulerConfig.workload`` where one is set, else
 the GPU pods of Alibaba's openb default trace (:data:`OPENB_DEFAULT`); whole GPUs, thousandths and CPU-only jobs
@@ -35,13 +38,17 @@ OPENB_DEFAULT: tuple[tuple[int, int, int, int], ...] = (
 )  # fmt: skip
 
 
+#: The weight of the long-run CPU-stranding term (:func:`frag.stranded`) in F; 2 to 20 measure the same.
+STRANDING = 5.0
+
+
 class FgdCpuTrace:
     name = "fgd-cpu"
     uses_affinity = False
     randomised = False
 
     def __init__(self, frag: Fragmenter) -> None:
-        self.frag = Fragmenter(frag.shapes, cpu_aware=True)
+        self.frag = Fragmenter(frag.shapes, cpu_aware=True, stranding=STRANDING)
 
     def evaluate(self, node: NodeFree, pod: PodShape) -> tuple[int, tuple[int, ...]]:
         return fgd.evaluate(node, pod, self.frag)
@@ -97,7 +104,7 @@ class FgdCpu:
         f = self._frags.get(workload)
         if f is None or len(f._memo) > self._MEMO_LIMIT:
             shapes = (workload_shapes(workload) if workload else ()) or shapes_of(OPENB_DEFAULT)
-            f = self._frags[workload] = Fragmenter(shapes, cpu_aware=True)
+            f = self._frags[workload] = Fragmenter(shapes, cpu_aware=True, stranding=STRANDING)
         return f
 
     def node_score(self, free_whole_after: int, mig_after: tuple[int, int], mps_shared: int, view: NodeView) -> tuple:

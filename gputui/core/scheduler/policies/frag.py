@@ -93,10 +93,18 @@ class Fragmenter:
 
     __slots__ = ("shapes", "_memo", "_fn")
 
-    def __init__(self, shapes: tuple[TargetShape, ...], cpu_aware: bool = False) -> None:
+    def __init__(self, shapes: tuple[TargetShape, ...], cpu_aware: bool = False, stranding: float = 0.0) -> None:
+        """``cpu_aware``: :func:`fragment_cpu_aware` instead of FGD's F, plus ``stranding`` x :func:`stranded`."""
         self.shapes = shapes
         self._memo: dict[tuple, float] = {}
         self._fn = fragment_cpu_aware if cpu_aware else fragment
+        per_gpu = cpu_per_gpu(shapes)
+        if cpu_aware and stranding and per_gpu > 0:
+
+            def fn(cpu_free: int, gpus: tuple[int, ...], model: str, sh: tuple[TargetShape, ...]) -> float:
+                return fragment_cpu_aware(cpu_free, gpus, model, sh) + stranding * stranded(cpu_free, gpus, per_gpu)
+
+            self._fn = fn
 
     def of(self, cpu_free: int, gpus: tuple[int, ...], model: str) -> float:
         key = (cpu_free, tuple(sorted(gpus)), model)
@@ -137,4 +145,18 @@ def fragment_cpu_aware(cpu_free: int, gpus: tuple[int, ...], model: str, shapes:
     return out
 
 
-__all__ = ["MILLI", "Fragmenter", "TargetShape", "fragment", "fragment_cpu_aware", "typical_shapes"]
+def cpu_per_gpu(shapes: tuple[TargetShape, ...]) -> float:
+    """The CPU thousandths per GPU that the expected GPU workload asks, weighted by GPU asked (0: no GPU shape)."""
+    gpu = [m for m in shapes if m.gpu_milli]
+    total = sum(m.freq * m.num_gpu * m.gpu_milli for m in gpu)
+    return sum(m.freq * m.cpu_milli for m in gpu) / (total / MILLI) if total else 0.0
+
+
+def stranded(cpu_free: int, gpus: tuple[int, ...], per_gpu: float) -> float:
+    """The free thousandths of GPU on a node that its free CPUs cannot feed in the long run, at ``per_gpu`` CPU
+    thousandths per GPU: the rest of the workload's pods will need about that many CPUs beside each GPU."""
+    return max(0.0, sum(gpus) - cpu_free * MILLI / per_gpu)
+
+
+__all__ = ["MILLI", "Fragmenter", "TargetShape", "cpu_per_gpu", "fragment", "fragment_cpu_aware", "stranded",
+           "typical_shapes"]  # fmt: skip
