@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from itertools import accumulate
 from typing import NamedTuple
 
@@ -97,7 +97,9 @@ class Fragmenter:
         """``cpu_aware``: :func:`fragment_cpu_aware` instead of FGD's F, plus ``stranding`` x :func:`stranded`."""
         self.shapes = shapes
         self._memo: dict[tuple, float] = {}
-        self._fn = fragment_cpu_aware if cpu_aware else fragment
+        self._fn: Callable[[int, tuple[int, ...], str, tuple[TargetShape, ...]], float] = (
+            fragment_cpu_aware if cpu_aware else fragment
+        )
         per_gpu = cpu_per_gpu(shapes)
         if cpu_aware and stranding and per_gpu > 0:
 
