@@ -18,7 +18,7 @@ from gputui.core.simulate.replay import ReplayResult
 
 
 def _cluster(args: argparse.Namespace, own):  # type: ignore[no-untyped-def]
-    from gputui.cli.simulate_sources import synthetic_nodes
+    from gputui.cli.simulate.sources import synthetic_nodes
     from gputui.core.simulate.workload import read_nodes
 
     if args.nodes:
@@ -31,8 +31,8 @@ def _cluster(args: argparse.Namespace, own):  # type: ignore[no-untyped-def]
 
 
 def run_replay(args: argparse.Namespace) -> int:
-    from gputui.cli.simulate_out import plot_available, progress
-    from gputui.cli.simulate_sources import load
+    from gputui.cli.simulate.output import plot_available, progress
+    from gputui.cli.simulate.sources import load
     from gputui.core.simulate.benchmark import policy_names
     from gputui.core.simulate.replay import replay
 
@@ -88,7 +88,7 @@ def _series(results: list[ReplayResult], which: int) -> dict[str, dict[int, floa
 
 
 def print_timeline(results: list[ReplayResult], file: IO[str] | None = None) -> None:
-    from gputui.cli.simulate_out import chart_lines
+    from gputui.cli.simulate.output import chart_lines
 
     out = file or sys.stdout
     span = results[0].span_s if results else 0

@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
             raise GputuiError("--jobs and --trace: give one of them")
         if args.nodes and args.synthetic:
             raise GputuiError("--nodes and --synthetic: give one cluster")
-        from gputui.cli.simulate_replay import run_replay
+        from gputui.cli.simulate.replay import run_replay
 
         return run_replay(args)
     if not args.trace:
@@ -92,11 +92,11 @@ def run(args: argparse.Namespace) -> int:
 def _benchmark(args: argparse.Namespace, policies: list[str], seeds: list[int]) -> int:
     import time
 
-    from gputui.cli.simulate_out import print_chart, print_table, progress, write_plot
+    from gputui.cli.simulate.output import print_chart, print_table, progress, write_plot
     from gputui.core.simulate.matrix import run_matrix, tasks_for
 
     if args.plot:
-        from gputui.cli.simulate_out import plot_available
+        from gputui.cli.simulate.output import plot_available
 
         plot_available()  # fails before the run, not after it
     tasks = tasks_for(args.trace, args.nodes, policies, seeds, args.demand)
