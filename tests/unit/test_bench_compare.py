@@ -36,3 +36,10 @@ def test_bad_sizes_are_refused_by_the_parser() -> None:
     with pytest.raises(SystemExit) as e:
         main(["--sizes", "ten"])
     assert e.value.code == 2
+
+
+def test_a_stream_the_old_commit_lacks_is_named_with_the_commit(capsys: pytest.CaptureFixture[str]) -> None:
+    # 0df2e3c predates the new stream: its benchmark's workload() takes no stream
+    assert main(["--compare", "0df2e3c", "--sizes", "10", "--decisions", "20", "--rounds", "1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["gputui.bench scheduler: 0df2e3c: its benchmark has no 'new' stream (try --stream old)"]

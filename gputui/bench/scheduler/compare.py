@@ -80,10 +80,10 @@ def run_one(root: Path, nodes: int, decisions: int, seed: int, policy: str, stre
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
     if not lines:
         tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
-        raise CompareError(f"the run with {root} failed: {tail}")
+        raise CompareError(f"a run failed: {tail}")
     got = json.loads(lines[-1])
     if "error" in got:
-        raise CompareError(f"{root}: {got['error']}")
+        raise CompareError(got["error"])
     if counted:
         m = re.search(r"Collected : (\d+)", proc.stderr)
         if m is None:
@@ -111,7 +111,10 @@ def compare(ref: str, sizes: list[int], decisions: int, seed: int, policy: str, 
             seen: dict[str, dict[str, Any]] = {}
             for r in range(rounds):
                 for side in ("ref", "this") if r % 2 == 0 else ("this", "ref"):
-                    got = run_one(sides[side], n, decisions, seed, policy, stream)
+                    try:
+                        got = run_one(sides[side], n, decisions, seed, policy, stream)
+                    except CompareError as e:
+                        raise CompareError(f"{ref if side == 'ref' else 'this tree'}: {e}") from None
                     cpu[side].append(got["cpu_us"])
                     wall[side].append(got["us"])
                     seen[side] = got

@@ -112,7 +112,7 @@ def _child(argv: list[str]) -> int:
     elif stream == "old":
         menu = bench.workload(nodes, seed)
     else:
-        print(json.dumps({"error": f"this checkout's benchmark has no {stream!r} stream (try --stream old)"}))
+        print(json.dumps({"error": f"its benchmark has no {stream!r} stream (try --stream old)"}))
         return 2
     print(json.dumps(drive(sched, menu, nodes, decisions, seed, digest=True, counted=counted)))
     return 0
