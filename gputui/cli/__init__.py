@@ -29,6 +29,7 @@ SUBCOMMANDS = {
     "serve": "serve_cmd",
     "completion": "completion_cmd",
     "simulate": "simulate_cmd",
+    "idle": "idle_cmd",
 }
 
 
