@@ -114,6 +114,7 @@ class GputuiApp(App[None], DialogActions):
         )
         self.replay = self.feed.replay
         self.state = DashboardState(source.description, self.replay)
+        self.feed.prime_radar = self.state.primed_radar
         self.replay_controls = ReplayController(self.feed, self.state)
         self.replay_keys = ReplayKeys(self, self.replay_controls, self.feed, self.jobs, self.apply_snapshot)
         self.job_keys = JobKeys(
@@ -236,6 +237,7 @@ class GputuiApp(App[None], DialogActions):
         elif isinstance(result, HistoryRead):
             if result.generation == self.feed.generation:
                 self.state.history.replace(result.rings, result.latest)
+                self.state.take_radar(result.radar)
                 self.refresh_view()
             return
         else:

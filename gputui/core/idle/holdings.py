@@ -137,7 +137,8 @@ def _from_started(started: Iterable[Event]) -> dict[UnitKey, Holder]:
             continue
         data = dict(e.data)
         pids = tuple(p for p in (_int(x) for x in data.get("pids", "").split(",")) if p is not None)
-        holder = Holder(e.job_id, data.get("user") or None, data.get("name") or None, e.timestamp, "recorded", pids)
+        name = data.get("name") or data.get("command") or None  # gputui's demo events name the command
+        holder = Holder(e.job_id, data.get("user") or None, name, e.timestamp, "recorded", pids)
         gi = _int(data.get("gi_id"))
         for index in e.gpus:
             if gi is not None:

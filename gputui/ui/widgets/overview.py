@@ -260,6 +260,7 @@ class OverviewTable(RowTable):
         self._makers: list[CellMaker] | None = None  # made again when the palette or the layout changes
         self._by_key: dict[str, tuple[NodeSnapshot, GpuSnapshot]] = {}
         self.jobs_by_gpu: Mapping[str, str] = {}  # 'node/index' -> 'job 42 train', from the jobs provider
+        self.idle_by_gpu: Mapping[str, str] = {}  # 'node/index' -> 'idle 14m', from the idle radar
 
     def gpus_by_key(self) -> dict[str, tuple[NodeSnapshot, GpuSnapshot]]:
         """The node and GPU behind each row of the last snapshot shown (filtered out ones included)."""
@@ -271,14 +272,19 @@ class OverviewTable(RowTable):
         self.invalidate()
 
     def row_cells(self, key: str, data: object) -> list[Text]:
-        node, gpu, job = cast(tuple[str, GpuSnapshot, str | None], data)
+        node, gpu, job, idle = cast(tuple[str, GpuSnapshot, str | None, str | None], data)
         makers = self._makers
         if makers is None:
             makers = self._makers = cell_makers(self.columns, self._bars, self.palette)
-        return [make(node, gpu, job) for make in makers]
+        cells = [make(node, gpu, job) for make in makers]
+        if idle is not None and cells:
+            # The holder column is the last: the idle mark leads it, so that it shows at any width.
+            mark = Text(idle, style=self.palette.idle, no_wrap=True, overflow="ellipsis")
+            cells[-1] = Text.assemble(mark, " ", cells[-1], no_wrap=True, overflow="ellipsis")
+        return cells
 
     def sort_value(self, column: str, data: object) -> object:
-        node, gpu, job = cast(tuple[str, GpuSnapshot, str | None], data)
+        node, gpu, job, _ = cast(tuple[str, GpuSnapshot, str | None, str | None], data)
         if column == "holder" and job is not None:
             return job
         return _sort_value(column, node, gpu)
@@ -307,12 +313,13 @@ class OverviewTable(RowTable):
         by_key: dict[str, tuple[NodeSnapshot, GpuSnapshot]] = {}
         wanted = self.gpu_filter if self.gpu_filter else None
         job = self.jobs_by_gpu.get
+        idle = self.idle_by_gpu.get
         for key, n, g in gpu_rows(snap):
             by_key[key] = (n, g)
             if wanted is not None and not wanted.matches(n.name, g):
                 continue
             # The node's name, not the node: a node compares unequal whenever any of its GPUs changed.
-            rows.append((key, (n.name, g, job(key))))
+            rows.append((key, (n.name, g, job(key), idle(key))))
         self._by_key = by_key
         changed = self.sync(rows)
         if relaid and keep is not None:
