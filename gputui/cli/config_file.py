@@ -12,6 +12,10 @@ reported in one line and ignored as a whole: gputui starts with its defaults, an
 
     [overview]
     hide = ["power", "mode"]    # overview columns to leave out: model, util, mem, temp, power, mode, badges
+
+    [idle]
+    threshold = 5               # the idle radar: a held GPU under this utilisation (per cent) ...
+    window = "10m"              # ... for this long is idle (the dashboard and `gputui idle`)
 """
 
 from __future__ import annotations
@@ -38,6 +42,8 @@ class Config:
     paused: bool | None = None
     source: str | None = None
     hide: tuple[str, ...] = field(default=())
+    idle_threshold: int | None = None
+    idle_window_s: float | None = None
 
 
 def config_path() -> Path:
@@ -74,9 +80,12 @@ def _parse(data: dict[str, object]) -> Config:
         if key == "overview":
             values["hide"] = _overview(value)
             continue
+        if key == "idle":
+            values["idle_threshold"], values["idle_window_s"] = _idle(value)
+            continue
         kind = _TOP.get(key)
         if kind is None:
-            raise ValueError(f"unknown key {key!r} (known: {', '.join([*_TOP, 'overview'])})")
+            raise ValueError(f"unknown key {key!r} (known: {', '.join([*_TOP, 'overview', 'idle'])})")
         if not isinstance(value, kind) or (bool not in kind and isinstance(value, bool)):
             raise ValueError(f"{key}: expected {'a number' if key == 'interval' else kind[0].__name__}")
         if key == "interval":
@@ -102,11 +111,46 @@ def _overview(value: object) -> tuple[str, ...]:
     return tuple(hide)
 
 
+def _idle(value: object) -> tuple[int | None, float | None]:
+    from gputui.core.errors import TimeFormatError
+    from gputui.core.timefmt import parse_duration
+
+    if not isinstance(value, dict):
+        raise ValueError("idle: expected a table ([idle])")
+    unknown = set(value) - {"threshold", "window"}
+    if unknown:
+        raise ValueError(f"idle: unknown key {sorted(unknown)[0]!r} (known: threshold, window)")
+    threshold = value.get("threshold")
+    if threshold is not None and (type(threshold) is not int or not 1 <= threshold <= 100):
+        raise ValueError("idle.threshold: expected a whole per cent from 1 to 100")
+    window = value.get("window")
+    if window is None:
+        return threshold, None
+    if type(window) in (int, float):
+        seconds = float(window)
+    elif isinstance(window, str):
+        try:
+            seconds = parse_duration(window)
+        except TimeFormatError as e:
+            raise ValueError(f"idle.window: {e}") from None
+    else:
+        raise ValueError('idle.window: expected a duration such as "10m" or seconds')
+    if not 0 <= seconds <= 366 * 86400:
+        raise ValueError("idle.window: out of range")
+    return threshold, seconds
+
+
 def apply_config(args: argparse.Namespace, config: Config) -> None:
     """Fill what the command line left unset from ``config`` (the command line always wins): the source for every
     command that takes one, the dashboard's own settings for the dashboard."""
     if hasattr(args, "source") and args.source is None and config.source is not None:
         args.source = config.source
+    if getattr(args, "command", None) == "idle":
+        if args.threshold is None and config.idle_threshold is not None:
+            args.threshold = str(config.idle_threshold)
+        if args.window is None and config.idle_window_s is not None:
+            args.window = f"{config.idle_window_s:g}s"
+        return
     if getattr(args, "command", "ui") not in (None, "ui"):
         return
     for name in ("theme", "interval"):
@@ -116,3 +160,4 @@ def apply_config(args: argparse.Namespace, config: Config) -> None:
         if hasattr(args, name) and not getattr(args, name) and getattr(config, name):
             setattr(args, name, True)
     args.hide_columns = config.hide
+    args.idle_radar = (config.idle_threshold, config.idle_window_s)

@@ -18,8 +18,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p = sub.add_parser("idle", help="list GPUs held by a job but idle (under a utilisation threshold for a window)")
     p.add_argument("source", nargs="?", help=f"{SOURCE_HELP}; default: NVML, else the demo")
     p.add_argument("--json", action="store_true", help="print the rows as JSON")
-    p.add_argument("--threshold", metavar="PCT", default="5", help="idle below this utilisation, per cent (default 5)")
-    p.add_argument("--window", metavar="DURATION", default="10m", help="for at least this long (default 10m)")
+    p.add_argument("--threshold", metavar="PCT", help="idle below this utilisation, per cent (default 5, or [idle])")
+    p.add_argument("--window", metavar="DURATION", help="for at least this long (default 10m; config: [idle])")
     p.add_argument("--at", metavar="TIME", help=f"for a recording or log: the window's end, {TIME_HELP} (default: end)")
     p.add_argument(
         "--lookback", metavar="DURATION", help="for a recording: how far before --at to read (default: two windows); "
@@ -58,8 +58,8 @@ def run(args: argparse.Namespace) -> int:
     from gputui.dashboard.radar.watch import RadarWatch
     from gputui.sources.replay import ReplaySource
 
-    threshold = _threshold(args.threshold)
-    window = _duration("--window", args.window)
+    threshold = _threshold(args.threshold or "5")
+    window = _duration("--window", args.window or "10m")
     interval = _duration("--interval", args.interval, 0.05)
     lookback = None if args.lookback is None else _duration("--lookback", args.lookback)
     opened = open_source(args.source, fields=args.fields)
@@ -111,7 +111,7 @@ def _on_live(args, source, watch, window, interval, notes):  # type: ignore[no-u
         service, records = _queue(args.source, source, notes)
     try:
         if window > 0:
-            print(f"gputui: watching {source.description} for {args.window} ...", file=sys.stderr)
+            print(f"gputui: watching {source.description} for {args.window or '10m'} ...", file=sys.stderr)
         verdict = evaluate_live(source, watch, window, interval, records)
     finally:
         if service is not None:

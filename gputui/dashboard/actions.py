@@ -99,7 +99,7 @@ DEFAULT_ACTIONS = ActionRegistry(
             "Idle",
             "Views",
             ("5",),
-            "GPUs held by a job but idle: under 5 % utilisation for 10 minutes",
+            "GPUs held by a job but idle (under 5 % for 10 min, or as configured)",
             footer=False,
         ),
         ActionSpec(

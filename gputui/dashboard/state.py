@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
+from gputui.core.idle import DEFAULT_THRESHOLD, DEFAULT_WINDOW_S
 from gputui.core.model import ClusterSnapshot, Event, GpuSnapshot, NodeSnapshot
 from gputui.core.plain_snapshot import plain_events, plain_snapshot
 from gputui.core.plain_text import sanitise
@@ -23,7 +24,12 @@ from gputui.sources.replay import ReplaySource
 class DashboardState:
     """What the dashboard knows now; ``replay`` (None for a live source) gives the recorded events."""
 
-    def __init__(self, description: str, replay: ReplaySource | None = None) -> None:
+    def __init__(
+        self,
+        description: str,
+        replay: ReplaySource | None = None,
+        idle_radar: tuple[int | None, float | None] = (None, None),
+    ) -> None:
         self.description = sanitise(description)  # a file name the user gave may hold anything
         self.replay = replay
         self.snapshot: ClusterSnapshot | None = None
@@ -36,7 +42,9 @@ class DashboardState:
         self.jobs_records: tuple[JobRecord, ...] = ()
         self.jobs_now = 0.0
         self.jobs_by_gpu: dict[str, str] = {}
-        self.radar = RadarWatch()  # the idle radar: fed every frame, read by the overview and the idle view
+        threshold, window = idle_radar
+        # the idle radar: fed every frame, read by the overview and the idle view
+        self.radar = RadarWatch(threshold or DEFAULT_THRESHOLD, DEFAULT_WINDOW_S if window is None else window)
         self.idle_by_gpu: dict[str, str] = {}  # 'node/index' -> 'idle 14m' for each GPU with an idle unit
         self.subtitle = self.description
         self._last_time: float | None = None

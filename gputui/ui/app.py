@@ -88,6 +88,7 @@ class GputuiApp(App[None], DialogActions):
         record: str | None = None,
         jobs_opener: Callable[[], JobBackend] | None = None,
         hidden_columns: tuple[str, ...] = (),
+        idle_radar: tuple[int | None, float | None] = (None, None),
     ) -> None:
         self.user_themes = list(user_themes or [])
         self.theme_names = [*THEMES, *(t.name for t in self.user_themes)]
@@ -113,7 +114,7 @@ class GputuiApp(App[None], DialogActions):
             has_queue=lambda: self.jobs.service is not None,
         )
         self.replay = self.feed.replay
-        self.state = DashboardState(source.description, self.replay)
+        self.state = DashboardState(source.description, self.replay, idle_radar)
         self.feed.prime_radar = self.state.primed_radar
         self.replay_controls = ReplayController(self.feed, self.state)
         self.replay_keys = ReplayKeys(self, self.replay_controls, self.feed, self.jobs, self.apply_snapshot)

@@ -45,16 +45,15 @@ class IdleScreen(ViewScreen):
             text = Text(f"Waiting for the first frame: held units {rule} will be listed here.", style=p.muted)
         elif not result.idle:
             text = Text(f"No held GPU unit {rule}", style=p.text)
-            text.append(f"  ·  {result.held} held units watched", style=p.muted)
+            text.append(f"  ·  {result.held} held watched", style=p.muted)
         else:
             n = len(result.idle)
             text = Text(f"{n} held unit{'s' if n > 1 else ''} idle", style=p.idle)
-            text.append(f" {rule}", style=p.text)
-            text.append(f"  ·  {result.held} held units watched", style=p.muted)
+            text.append(f" ({rule})", style=p.text)
+            text.append(f"  ·  {result.held} watched", style=p.muted)
         if result is not None and result.unknown:
-            text.append(
-                f"  ·  {len(result.unknown)} without a reading (MIG, shared busy GPU, no telemetry)", style=p.muted
-            )
+            # MIG instances, shares of a busy GPU, Slurm nodes without telemetry: not judged, listed dimmed
+            text.append(f"  ·  {len(result.unknown)} without a reading", style=p.muted)
         self._summary.show_text(text)
 
     async def on_row_table_row_selected(self, event: RowTable.RowSelected) -> None:

@@ -279,6 +279,8 @@ class OverviewTable(RowTable):
         cells = [make(node, gpu, job) for make in makers]
         if idle is not None and cells:
             # The holder column is the last: the idle mark leads it, so that it shows at any width.
+            if self.columns[-1][2] < 16:  # a narrow holder column: the mark without its duration
+                idle = idle.split(" ", 1)[0]
             mark = Text(idle, style=self.palette.idle, no_wrap=True, overflow="ellipsis")
             cells[-1] = Text.assemble(mark, " ", cells[-1], no_wrap=True, overflow="ellipsis")
         return cells
