@@ -99,7 +99,7 @@ DEFAULT_ACTIONS = ActionRegistry(
             "Idle",
             "Views",
             ("5",),
-            "GPUs held by a job but idle (under 5 % for 10 min, or as configured)",
+            "GPUs a job holds but does not use (5 % for 10 min)",
             footer=False,
         ),
         ActionSpec(

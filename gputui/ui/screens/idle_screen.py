@@ -45,7 +45,7 @@ class IdleScreen(ViewScreen):
             text = Text(f"Waiting for the first frame: held units {rule} will be listed here.", style=p.muted)
         elif not result.idle:
             text = Text(f"No held GPU unit {rule}", style=p.text)
-            text.append(f"  ·  {result.held} held watched", style=p.muted)
+            text.append(f"  ·  {result.held} watched", style=p.muted)
         else:
             n = len(result.idle)
             text = Text(f"{n} held unit{'s' if n > 1 else ''} idle", style=p.idle)
