@@ -160,28 +160,37 @@ def _users(users: Iterable[str | None]) -> str | None:
     return ", ".join(seen) if seen else None
 
 
-def process_holdings(snap: ClusterSnapshot, skip: Collection[tuple[str, int]]) -> dict[UnitKey, Holder]:
+def process_holdings(
+    snap: ClusterSnapshot, skip: Collection[tuple[str, int]], cache: dict[object, Holder] | None = None
+) -> dict[UnitKey, Holder]:
     """Units held by processes on GPUs no job is known to hold anything of (``skip``: those that are).
 
     A whole GPU with compute processes is held by their users; under a running MPS daemon each client is a
     unit of its own; on a MIG GPU each instance with a process is. Graphics-only processes (a display server)
-    and the MPS server itself hold nothing here."""
+    and the MPS server itself hold nothing here. ``cache`` (kept by the caller from frame to frame) lets an
+    unchanged set of users keep its Holder, so a frame costs a pass over the processes and no new objects."""
     out: dict[UnitKey, Holder] = {}
+    kept: dict[object, Holder] = {} if cache is None else cache
     for node in snap.nodes:
+        name = node.name
         for gpu in node.gpus:
-            if (node.name, gpu.index) in skip or gpu.lost or not (gpu.processes or gpu.mps):
+            procs = gpu.processes
+            if not (procs or gpu.mps) or (name, gpu.index) in skip or gpu.lost:
                 continue
-            mps = gpu.mps if gpu.mps is not None and gpu.mps.running else None
-            if mps is not None and mps.clients:
-                users = {p.pid: p.user for p in gpu.processes}
+            mps = gpu.mps
+            if mps is not None and mps.running and mps.clients:
+                users = {p.pid: p.user for p in procs}
                 for c in mps.clients:
                     user = c.user or users.get(c.pid)
-                    out[UnitKey(node.name, gpu.index, "pid", str(c.pid))] = Holder(
+                    out[UnitKey(name, gpu.index, "pid", str(c.pid))] = Holder(
                         None, user, None, None, "process", (c.pid,)
                     )
                 continue
-            server = mps.server_pid if mps else None
-            compute = [p for p in gpu.processes if p.type != "G" and p.pid != server and not _is_mps_server(p.command)]
+            if mps is not None:  # the MPS server holds memory for its clients, not work of its own
+                server = mps.server_pid
+                compute = [p for p in procs if p.type != "G" and p.pid != server and not _is_mps_server(p.command)]
+            else:
+                compute = [p for p in procs if p.type != "G"]
             if not compute:
                 continue
             if gpu.mig_enabled:
@@ -190,10 +199,16 @@ def process_holdings(snap: ClusterSnapshot, skip: Collection[tuple[str, int]]) -
                     if p.gi_id is not None:
                         by_gi.setdefault(p.gi_id, []).append(p.user)
                 for gi, users_of in by_gi.items():
-                    key = UnitKey(node.name, gpu.index, "mig", str(gi))
+                    key = UnitKey(name, gpu.index, "mig", str(gi))
                     out[key] = Holder(None, _users(users_of), origin="process")
-            else:
-                out[UnitKey(node.name, gpu.index)] = Holder(None, _users(p.user for p in compute), origin="process")
+                continue
+            sig = tuple(p.user for p in compute)
+            holder = kept.get(sig)
+            if holder is None:
+                holder = kept[sig] = Holder(None, _users(sig), origin="process")
+                if len(kept) > 4096:
+                    kept.clear()
+            out[UnitKey(name, gpu.index)] = holder
     return out
 
 

@@ -41,18 +41,47 @@ class IdleRow:
         return self.key.label
 
 
-@dataclass(frozen=True, slots=True)
-class RadarResult:
-    """What one frame shows: the idle units, the held units without a reading, and the GPUs with an idle unit."""
+#: One reported unit as the step records it (made into an IdleRow only when asked for).
+_Raw = tuple[UnitKey, Holder, str, float, "float | None", "int | None", "int | None", "int | None", "int | None",
+             "str | None"]  # fmt: skip
 
-    timestamp: float
-    idle: tuple[IdleRow, ...] = ()
-    unknown: tuple[IdleRow, ...] = ()
-    held: int = 0  # held units seen this frame
+
+class RadarResult:
+    """What one frame shows: the idle units, the held units without a reading, and the GPUs with an idle unit.
+
+    The rows are built when first asked for: the overview reads only which GPUs are idle, every frame."""
+
+    __slots__ = ("timestamp", "held", "_idle_raw", "_unknown_raw", "_idle", "_unknown")
+
+    def __init__(
+        self, timestamp: float, idle: tuple[_Raw, ...] = (), unknown: tuple[_Raw, ...] = (), held: int = 0
+    ) -> None:
+        self.timestamp = timestamp
+        self.held = held  # held units seen this frame
+        self._idle_raw = idle
+        self._unknown_raw = unknown
+        self._idle: tuple[IdleRow, ...] | None = None
+        self._unknown: tuple[IdleRow, ...] | None = None
+
+    @property
+    def idle(self) -> tuple[IdleRow, ...]:
+        if self._idle is None:
+            self._idle = tuple(IdleRow(*r) for r in self._idle_raw)
+        return self._idle
+
+    @property
+    def unknown(self) -> tuple[IdleRow, ...]:
+        if self._unknown is None:
+            self._unknown = tuple(IdleRow(*r) for r in self._unknown_raw)
+        return self._unknown
 
     @property
     def idle_gpus(self) -> frozenset[tuple[str, int]]:
-        return frozenset((r.key.node, r.key.gpu) for r in self.idle)
+        return frozenset((r[0].node, r[0].gpu) for r in self._idle_raw)
+
+    def idle_spans(self) -> list[tuple[str, int, float]]:
+        """(node, GPU index, idle for) of each idle unit, without building rows."""
+        return [(r[0].node, r[0].gpu, r[4] or 0.0) for r in self._idle_raw]
 
 
 class _Track:
@@ -111,8 +140,8 @@ class IdleRadar:
         gpus = self._gpu_index(snap)
         old = self._tracks
         tracks: dict[UnitKey, _Track] = {}
-        idle: list[IdleRow] = []
-        unknown: list[IdleRow] = []
+        idle: list[_Raw] = []
+        unknown: list[_Raw] = []
         threshold, start_by = self.threshold, t - self.window_s
         for key, holder in holdings.items():
             tr = old.get(key)
@@ -124,15 +153,16 @@ class IdleRadar:
             if util is None or util >= threshold:
                 tr.quiet_since = None
                 if util is None:
-                    unknown.append(IdleRow(key, holder, UNKNOWN, tr.since, None, r.memory_mib, None, None,
-                                           r.gpu_util, r.basis))  # fmt: skip
+                    unknown.append(
+                        (key, holder, UNKNOWN, tr.since, None, r.memory_mib, None, None, r.gpu_util, r.basis)
+                    )
                 continue
             if tr.quiet_since is None or gap:
                 tr.quiet_since, tr.util_max = t, util
             elif util > tr.util_max:
                 tr.util_max = util
             if tr.quiet_since <= start_by:
-                idle.append(IdleRow(key, holder, IDLE, tr.since, t - tr.quiet_since, r.memory_mib, util, tr.util_max,
-                                    r.gpu_util, r.basis))  # fmt: skip
+                idle.append((key, holder, IDLE, tr.since, t - tr.quiet_since, r.memory_mib, util, tr.util_max,
+                             r.gpu_util, r.basis))  # fmt: skip
         self._tracks = tracks
         return RadarResult(t, tuple(idle), tuple(unknown), len(tracks))

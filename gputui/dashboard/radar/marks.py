@@ -11,8 +11,8 @@ def idle_marks(result: RadarResult) -> dict[str, str]:
     """'node/index' -> 'idle 14m' (the longest idle unit of the GPU), or 'idle 2×' where several units are."""
     longest: dict[str, float] = {}
     count: dict[str, int] = {}
-    for row in result.idle:
-        key = gpu_key(row.key.node, row.key.gpu)
-        longest[key] = max(longest.get(key, 0.0), row.idle_for_s or 0.0)
+    for node, index, idle_for in result.idle_spans():
+        key = gpu_key(node, index)
+        longest[key] = max(longest.get(key, 0.0), idle_for)
         count[key] = count.get(key, 0) + 1
     return {k: f"idle {count[k]}×" if count[k] > 1 else f"idle {duration_text(v)}" for k, v in longest.items()}

@@ -51,6 +51,10 @@ class RadarWatch:
         self._queue: dict[UnitKey, Holder] = {}
         self._last_t: float | None = None
         self.last: RadarResult | None = None
+        self._holders: dict[object, Holder] = {}  # process holders by their users, kept from frame to frame
+        self._sources: tuple[object, object] = (None, None)
+        self._known: dict[UnitKey, Holder] = {}
+        self._held: frozenset[tuple[str, int]] = frozenset()
 
     @property
     def threshold(self) -> int:
@@ -64,7 +68,11 @@ class RadarWatch:
         """The job queue's records now (the same object again costs nothing)."""
         if records is not self._records:
             self._records = records
-            self._queue = holdings_from_jobs(held_jobs(records))
+            self.set_jobs(held_jobs(records))
+
+    def set_jobs(self, jobs: Iterable[HeldJob]) -> None:
+        """The running jobs as the radar takes them (what set_records gives it from the records)."""
+        self._queue = holdings_from_jobs(jobs)
 
     def restart_events(self, events: Sequence[Event]) -> None:
         """Every recorded event up to the frame now shown (a replay's start, or after a seek back)."""
@@ -73,7 +81,12 @@ class RadarWatch:
     def step(self, snap: ClusterSnapshot, new_events: Iterable[Event] = ()) -> RadarResult:
         """The next frame and the recorded events since the last one; what is idle now."""
         self.recorded.apply(new_events)
-        known = merge_holdings(self._queue, self.recorded.holdings())
-        holdings = merge_holdings(known, process_holdings(snap, held_gpus(known))) if snap.nodes else known
+        sources = (self._queue, self.recorded.holdings())
+        if sources[0] is not self._sources[0] or sources[1] is not self._sources[1]:
+            self._sources = sources  # the jobs changed: who they hold, worked out once
+            self._known = merge_holdings(*sources)
+            self._held = held_gpus(self._known)
+        procs = process_holdings(snap, self._held, self._holders)
+        holdings = merge_holdings(self._known, procs) if procs else self._known
         self.last = self.radar.step(snap, holdings)
         return self.last
