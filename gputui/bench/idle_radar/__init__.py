@@ -16,6 +16,7 @@ import argparse
 import statistics
 import time
 from collections import deque
+from functools import partial
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -68,6 +69,15 @@ class _Naive:
         return idle
 
 
+def _naive_step(
+    naive: _Naive, queue: Holdings, held: frozenset[tuple[str, int]], kept: dict, snap: ClusterSnapshot
+) -> int:  # type: ignore[type-arg]
+    """The naive radar with the same holdings as the radar's (and the same cache of process holders)."""
+    from gputui.core.idle import merge_holdings, process_holdings
+
+    return naive.step(snap, merge_holdings(queue, process_holdings(snap, held, kept)))
+
+
 def _time(run: Callable[[ClusterSnapshot], object], frames: list[ClusterSnapshot]) -> float:
     t = time.perf_counter()
     for f in frames:
@@ -80,7 +90,6 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--frames", type=int, default=1200, help="frames per round (one a second; default 1200)")
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds (default 5)")
     args = parser.parse_args(argv)
-    from gputui.core.idle import merge_holdings, process_holdings
     from gputui.core.idle.holdings import held_gpus, holdings_from_jobs
     from gputui.dashboard.radar.watch import RadarWatch
     from gputui.dashboard.state import DashboardState
@@ -98,13 +107,9 @@ def main(argv: list[str]) -> int:
         state = DashboardState("bench")
         state._step_radar = lambda snap: None  # type: ignore[method-assign]  # the rest of the model's frame
         model_us.append(_time(state.apply, frames))
-        naive, kept = _Naive(5, 600), {}  # the same holdings as the radar's, with the same cache of holders
-        held = held_gpus(queue)
+        naive = _Naive(5, 600)
+        naive_us.append(_time(partial(_naive_step, naive, queue, held_gpus(queue), {}), frames))
 
-        def naive_step(snap: ClusterSnapshot, naive: _Naive = naive, kept: dict = kept) -> object:  # type: ignore[type-arg]
-            return naive.step(snap, merge_holdings(queue, process_holdings(snap, held, kept)))
-
-        naive_us.append(_time(naive_step, frames))
     radar, model, slow = (statistics.median(x) for x in (radar_us, model_us, naive_us))
     gpus = frames[0].gpu_count
     print(f"idle radar on {gpus} GPUs, {args.frames} frames x {args.rounds} rounds (median of rounds):")
