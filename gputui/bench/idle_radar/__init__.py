@@ -16,9 +16,9 @@ import argparse
 import statistics
 import time
 from collections import deque
-from functools import partial
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 
 from gputui.core.idle import HeldJob, Holdings, UnitKey
 from gputui.core.idle.readings import read_unit
