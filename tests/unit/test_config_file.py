@@ -81,7 +81,7 @@ def test_the_configured_source_is_what_commands_open(tmp_path: Path, monkeypatch
     [
         ('[idle]\nthreshold = 10\nwindow = "30m"\n', (10, 1800.0)),
         ("[idle]\nwindow = 90\n", (None, 90.0)),
-        ('[idle]\nthreshold = 0\n', "idle.threshold: expected a whole per cent from 1 to 100"),
+        ("[idle]\nthreshold = 0\n", "idle.threshold: expected a whole per cent from 1 to 100"),
         ('[idle]\nwindow = "soon"\n', "idle.window: 'soon' is not a duration"),
         ("[idle]\nspan = 3\n", "idle: unknown key 'span'"),
     ],

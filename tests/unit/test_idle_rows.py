@@ -23,8 +23,11 @@ def test_memory() -> None:
     assert (memory_text(None), memory_text(900), memory_text(20_480)) == ("N/A", "900 MiB", "20.0 GiB")
 
 
-def _row(holder: Holder, key: UnitKey = UnitKey("n\x1b]0;x\x07", 0)) -> IdleRow:
-    return IdleRow(key, holder, "idle", 100.0, 700.0, 2048, 1, 3, 1, "gpu")
+HOSTILE_NODE = UnitKey("n\x1b]0;x\x07", 0)
+
+
+def _row(holder: Holder) -> IdleRow:
+    return IdleRow(HOSTILE_NODE, holder, "idle", 100.0, 700.0, 2048, 1, 3, 1, "gpu")
 
 
 def test_strings_from_data_are_plain_text() -> None:
