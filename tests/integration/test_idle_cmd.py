@@ -164,3 +164,29 @@ def test_live_nvml_with_the_local_queue_names_the_job(capsys, monkeypatch, tmp_p
             if rec.pid and is_alive(rec.pid, rec.pid_start):
                 os.killpg(rec.pid, signal.SIGKILL)
         svc.close()
+
+
+def test_slurm_allocations_without_telemetry_are_held_but_unknown(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Slurm's running jobs (the captured 22.05 lab) hold their GPUs; with no utilisation, nothing is called idle."""
+    from gputui.jobs.records import RUNNING
+    from gputui.slurm import SlurmJobs, SlurmSource
+    from gputui.slurm.fake import FakeSlurm, captured_answers
+
+    conf = tmp_path / "slurm.conf"
+    conf.write_text("ClusterName=testlab\n")
+    source = SlurmSource({}, conf_path=conf, runner=FakeSlurm(captured_answers(FIXTURES / "slurm")), nvml=None)
+    jobs = SlurmJobs(source)
+    clock = _Clock()
+
+    def records(snap: ClusterSnapshot):  # type: ignore[no-untyped-def]
+        jobs.tick(snap)
+        return tuple(jobs.list(states=(RUNNING,)))
+
+    try:
+        verdict = evaluate_live(source, RadarWatch(5, 0.0), 0.0, 1.0, records, clock=clock, sleep=clock.sleep)
+    finally:
+        source.close()
+    res = verdict.result
+    assert res.idle == () and res.held == len(res.unknown) > 0
+    assert {r.holder.origin for r in res.unknown} == {"slurm"}
+    assert all(r.holder.job_id and r.gpu_util is None for r in res.unknown)
