@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+from strategies import clusters
+
 from gputui.core.idle import HeldJob, Holder, RecordedJobs, UnitKey, holdings_from_jobs, merge_holdings
 from gputui.core.idle.holdings import held_gpus, process_holdings
 from gputui.core.model import ClusterSnapshot, Event, GpuSnapshot, MpsClient, MpsDaemon, NodeSnapshot, ProcessInfo
@@ -69,3 +73,19 @@ def test_the_more_trusted_map_wins() -> None:
     merged = merge_holdings(queue, procs)
     assert merged[key] == Holder("1") and len(merged) == 2
     assert held_gpus(queue) == {("n1", 0)}
+
+
+@given(clusters, st.data())
+def test_process_holders_never_claim_a_gpu_a_job_holds(snap: ClusterSnapshot, data: st.DataObject) -> None:
+    """On any snapshot (hypothesis' model strategy), a GPU named in ``skip`` gets no process unit, a lost GPU none,
+    and every unit is on a GPU of the snapshot; the radar then reads each without raising."""
+    from gputui.core.idle import IdleRadar
+
+    keys = [(n.name, g.index) for n in snap.nodes for g in n.gpus]
+    skip = set(data.draw(st.lists(st.sampled_from(keys), unique=True))) if keys else set()
+    got = process_holdings(snap, skip, {})
+    lost = {(n.name, g.index) for n in snap.nodes for g in n.gpus if g.lost}
+    for key in got:
+        assert (key.node, key.gpu) in set(keys) - skip - lost
+    result = IdleRadar(window_s=0).step(snap, got)
+    assert result.held == len(got) and len(result.idle) + len(result.unknown) <= len(got)

@@ -68,6 +68,9 @@ def evaluate_live(
 ) -> Verdict:
     """Poll ``source`` every ``interval_s`` for ``duration_s`` (the window), feeding the radar each frame with the
     job queue's records (``records(snapshot)``, read after each poll)."""
+    settle = getattr(source, "settle", None)  # a streaming source (SSH) waits for its hosts' first answers
+    if settle is not None:
+        settle()
     start = clock()
     frames = 0
     first_time: float | None = None
