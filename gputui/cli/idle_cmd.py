@@ -7,11 +7,23 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from gputui.cli.fields_opt import add_fields_option
 from gputui.cli.source_factory import SOURCE_HELP
 from gputui.core.timefmt import TIME_HELP
+
+if TYPE_CHECKING:
+    from gputui.core.model import ClusterSnapshot
+    from gputui.dashboard.radar.evaluate import Verdict
+    from gputui.dashboard.radar.watch import RadarWatch
+    from gputui.jobs.backend import JobBackend
+    from gputui.jobs.records import JobRecord
+    from gputui.sources.base import Source
+    from gputui.sources.replay import ReplaySource
+
+Records = Callable[["ClusterSnapshot"], Sequence["JobRecord"]]
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -85,7 +97,14 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _on_recording(source, watch, at_text, window, lookback, notes):  # type: ignore[no-untyped-def]
+def _on_recording(
+    source: ReplaySource,
+    watch: RadarWatch,
+    at_text: str | None,
+    window: float,
+    lookback: float | None,
+    notes: list[str],
+) -> tuple[Verdict, float]:
     from gputui.cli.source_factory import snapshot_at
     from gputui.core.timefmt import utc_text
     from gputui.dashboard.radar.evaluate import evaluate_replay
@@ -99,7 +118,9 @@ def _on_recording(source, watch, at_text, window, lookback, notes):  # type: ign
     return verdict, at
 
 
-def _on_live(args, source, watch, window, interval, notes):  # type: ignore[no-untyped-def]
+def _on_live(
+    args: argparse.Namespace, source: Source, watch: RadarWatch, window: float, interval: float, notes: list[str]
+) -> tuple[Verdict, float]:
     from gputui.core.errors import GputuiError
     from gputui.dashboard.radar.evaluate import evaluate_live
 
@@ -119,7 +140,7 @@ def _on_live(args, source, watch, window, interval, notes):  # type: ignore[no-u
     return verdict, verdict.result.timestamp
 
 
-def _queue(source_arg, source, notes):  # type: ignore[no-untyped-def]
+def _queue(source_arg: str | None, source: Source, notes: list[str]) -> tuple[JobBackend | None, Records | None]:
     """The job queue's running records for each poll: Slurm's (a tick takes the source's latest poll), or the
     local queue's as its store has them (read only: nothing is scheduled)."""
     from gputui.cli.job_session import open_service
@@ -134,7 +155,7 @@ def _queue(source_arg, source, notes):  # type: ignore[no-untyped-def]
         return None, None
     slurm = is_slurm(source)
 
-    def records(snap):  # type: ignore[no-untyped-def]
+    def records(snap: ClusterSnapshot) -> Sequence[JobRecord]:
         if slurm:
             service.tick(snap)
         return tuple(service.list(states=(RUNNING,)))
@@ -142,7 +163,7 @@ def _queue(source_arg, source, notes):  # type: ignore[no-untyped-def]
     return service, records
 
 
-def _lines(verdict, watch) -> list[str]:  # type: ignore[no-untyped-def]
+def _lines(verdict: Verdict, watch: RadarWatch) -> list[str]:
     from gputui.dashboard.radar.rows import COLUMNS, duration_text, row_texts
 
     res = verdict.result
@@ -167,7 +188,7 @@ def _lines(verdict, watch) -> list[str]:  # type: ignore[no-untyped-def]
     return lines
 
 
-def _data(verdict, at, description, watch) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+def _data(verdict: Verdict, at: float, description: str, watch: RadarWatch) -> dict[str, Any]:
     from gputui.dashboard.radar.rows import row_data
 
     res = verdict.result
