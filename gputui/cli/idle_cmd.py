@@ -31,7 +31,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("source", nargs="?", help=f"{SOURCE_HELP}; default: NVML, else the demo")
     p.add_argument("--json", action="store_true", help="print the rows as JSON")
     p.add_argument("--threshold", metavar="PCT", help="idle below this utilisation, per cent (default 5, or [idle])")
-    p.add_argument("--window", metavar="DURATION", help="for at least this long (default 10m; config: [idle])")
+    p.add_argument("--window", metavar="DURATION", help="for at least this long (default 10m, or [idle])")
     p.add_argument("--at", metavar="TIME", help=f"for a recording or log: the window's end, {TIME_HELP} (default: end)")
     p.add_argument(
         "--lookback", metavar="DURATION", help="for a recording: how far before --at to read (default: two windows); "
