@@ -28,8 +28,8 @@ SUBCOMMANDS = {
     "export": "export_cmd",
     "serve": "serve_cmd",
     "completion": "completion_cmd",
-    "simulate": "simulate_cmd",
-    "idle": "idle_cmd",
+    "simulate": "simulate.command",
+    "idle": "idle.command",
 }
 
 

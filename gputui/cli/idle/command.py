@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from gputui.cli.fields_opt import add_fields_option
+from gputui.cli.fields_opt import add_fields_option, add_telemetry_option
 from gputui.cli.source_factory import SOURCE_HELP
 from gputui.core.timefmt import TIME_HELP
 
@@ -40,6 +40,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--interval", metavar="SECONDS", default="1", help="for a live source: seconds between polls")
     p.add_argument("--no-jobs", action="store_true", help="do not open the job queue (holders from processes only)")
     add_fields_option(p)
+    add_telemetry_option(p)
     p.set_defaults(run=run)
 
 
@@ -74,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
     window = _duration("--window", args.window or "10m")
     interval = _duration("--interval", args.interval, 0.05)
     lookback = None if args.lookback is None else _duration("--lookback", args.lookback)
-    opened = open_source(args.source, fields=args.fields)
+    opened = open_source(args.source, fields=args.fields, interval=interval, telemetry=args.telemetry)
     source = opened.source
     notes = [opened.notice] if opened.notice else []
     watch = RadarWatch(threshold, window)
