@@ -68,3 +68,18 @@ async def test_the_dashboard_marks_it(idle_job: int, ssh_lab_env: SshLab) -> Non
             assert [c.plain for c in table.get_row("node01/0/gpu/")][2].startswith(str(idle_job))
     finally:
         source.close()
+
+
+def test_gputui_idle_on_ssh_hosts_names_the_process_user(
+    ssh_lab_env: SshLab, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No queue on the SSH source: the user of the process holding a host's 0 % GPU is its holder."""
+    import os
+
+    ssh_lab_env.add_host("gpu01", 2, procs=[{"gpu": 1, "pid": os.getpid(), "mib": 7000}])
+    ssh_lab_env.control("gpu01", idle=[1], util=60)
+    assert main(["idle", "ssh:gpu01", "--json", "--window", "2s", "--interval", "0.5"]) == 0
+    out, err = capsys.readouterr()
+    rows = json.loads(out)["idle"]
+    assert [(r["node"], r["gpu"], r["job"], r["held_by"]) for r in rows] == [("gpu01", 1, None, "process")]
+    assert rows[0]["user"] and "job queue" not in err

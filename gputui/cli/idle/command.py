@@ -144,11 +144,13 @@ def _on_live(
 def _queue(source_arg: str | None, source: Source, notes: list[str]) -> tuple[JobBackend | None, Records | None]:
     """The job queue's running records for each poll: Slurm's (a tick takes the source's latest poll), or the
     local queue's as its store has them (read only: nothing is scheduled)."""
-    from gputui.cli.job_session import open_service
+    from gputui.cli.job_session import is_ssh, open_service
     from gputui.core.errors import GputuiError
     from gputui.jobs.queue_look import is_slurm
     from gputui.jobs.records import RUNNING
 
+    if is_ssh(source):
+        return None, None  # the hosts have no queue of gputui's: their processes say who holds what
     try:
         service = open_service(source_arg, source)
     except GputuiError as e:
