@@ -197,6 +197,8 @@ class GputuiApp(App[None], DialogActions):
 
     def first_frame_drawn(self) -> None:
         self.open_jobs_later()
+        if self.replay is not None and self.replay.time > self.replay.start_time:
+            self.replay_keys.refill()  # opened part-way (at the queue's clock): what came before, as after a jump
         if os.environ.get(EXIT_AFTER_FIRST_FRAME) == "1":
             self.exit(message=f"gputui: first complete frame at monotonic {time.monotonic():.6f}")
             return

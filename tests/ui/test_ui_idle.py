@@ -106,6 +106,19 @@ async def test_the_radar_follows_the_replay_frame_by_frame(idle_app: Any) -> Non
         assert app.state.radar.last is not None and app.state.radar.last.timestamp == app.replay.time
 
 
+async def test_a_replay_opened_part_way_reads_what_came_before(tmp_path: Path) -> None:
+    source = open_source(str(IDLE)).source
+    source.seek(source.end_time)  # as a replay whose queue's clock is there opens
+    app = create_app(source, poll_interval=3600, themes_path=tmp_path / "no-themes")
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(app, pilot)
+            assert set(app.state.idle_by_gpu) == {"gpu01/1", "gpu01/2", "gpu02/1"}
+            assert len(app.state.history.series("gpu01/0")) > 1  # the history before it too
+    finally:
+        source.close()
+
+
 @SIZES
 @pytest.mark.parametrize("view", ["overview", "idle"])
 def test_snapshots(snap_compare: Any, idle_app: Any, view: str, size: tuple[int, int]) -> None:
