@@ -29,6 +29,7 @@ SUBCOMMANDS = {
     "serve": "serve_cmd",
     "completion": "completion_cmd",
     "simulate": "simulate.command",
+    "idle": "idle.command",
 }
 
 

@@ -63,6 +63,7 @@ def run(args: argparse.Namespace) -> int:
             record=args.record,
             jobs_opener=opener,
             hidden_columns=getattr(args, "hide_columns", ()),
+            idle_radar=getattr(args, "idle_radar", (None, None)),
         )
     except BaseException:
         if service is not None:
