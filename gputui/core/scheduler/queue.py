@@ -19,7 +19,7 @@ from gputui.core.scheduler.errors import RequestError
 from gputui.core.scheduler.jobs import CANCELLED, COMPLETED, ENDED, FAILED, PENDING, RUNNING, Job
 from gputui.core.scheduler.parse.timespec import UNLIMITED
 from gputui.core.scheduler.place.finder import find_allocation
-from gputui.core.scheduler.place.placement import prepare
+from gputui.core.scheduler.place.placement import Ask, prepare
 from gputui.core.scheduler.policies import get_policy
 from gputui.core.scheduler.policies.base import Policy
 from gputui.core.scheduler.request import JobRequest
@@ -48,11 +48,21 @@ class Scheduler:
         self.on_node: dict[str, set[int]] = {}  # node -> running jobs there, to narrow reservations
         self._res_key: tuple[int, float] | None = None  # (head id, when its reservation was computed)
         self._shapes: dict[tuple, int] = {}  # request shape -> its number (hashing a shape once, not every pass)
+        #: shape number -> the first ask prepared for it on ``_proto_state``; its shape passed the submit checks
+        self._protos: dict[int, Ask] = {}
+        self._proto_state: ClusterState | None = None
 
     # -- submitting -----------------------------------------------------------------------------
     def submit(self, request: JobRequest, now: float, job_id: int | None = None) -> Job:
         """Queue a job; raises :class:`RequestError` if it could never run on this cluster."""
-        check(self.state, self._capacity, request)
+        shape = self._shapes.get(key := request.shape)
+        if shape is None:
+            shape = self._shapes[key] = len(self._shapes)
+        if self._proto_state is not self.state:  # a refresh (or a new state): the kept asks are of the old one
+            self._protos, self._proto_state = {}, self.state
+        proto = self._protos.get(shape)
+        if proto is None:  # a shape not seen on this state: check it (a seen one passed, and check reads only it)
+            check(self.state, self._capacity, request)
         for _kind, dep in request.dependencies:
             if dep not in self.jobs:
                 raise RequestError(f"--dependency: no job {dep}")
@@ -64,8 +74,14 @@ class Scheduler:
         self._seq += 1
         limit = request.time_limit_s
         limit = self.config.default_time_s if limit is None else (None if limit == UNLIMITED else limit)
-        shape = self._shapes.setdefault(request.shape, len(self._shapes))
-        job = Job(job_id, request, prepare(self.state, request), now, self._seq, limit, shape=shape)
+        if proto is None:
+            ask = self._protos[shape] = prepare(self.state, request)
+        elif proto.request is request:
+            ask = proto
+        else:  # prepare reads only the shape's fields of the request: the kept ask's figures hold for this one
+            ask = Ask(request, proto.key, proto.tag, proto.allowed, proto.required, proto.required_mask,
+                      proto.cpu_milli, proto.mem, proto.host_cut, proto.local)  # fmt: skip
+        job = Job(job_id, request, ask, now, self._seq, limit, shape=shape)
         self.jobs[job_id] = job
         bisect.insort(self.pending, job, key=_SORT_KEY)
         return job
@@ -207,11 +223,21 @@ class Scheduler:
                 r = job.fail_reason or self._fail_reason(job)
                 job.reason, job.blocked_by = ("Priority" if r == "Resources" else r), None
                 continue
-            stamp = self._stamp(job) if job.ask.local else state.releases  # _stamp, without the call
+            ask = job.ask
+            if ask.local:  # _stamp, without the call
+                required = ask.required
+                stamp = required[0].releases if len(required) == 1 else sum(n.releases for n in required)
+            else:
+                stamp = state.releases
             b = job.blocked_on
             if b is not None and b[1] is head.reservation and b[0] == stamp:
                 continue  # refused against this very reservation, and nothing was freed since
-            alloc = None if job.failed_stamp == stamp else self._find(job, stamp)
+            if job.failed_stamp == stamp:  # nothing freed where it could go: _find's answer, without the call
+                failed_shapes.add(shape)
+                r = job.fail_reason or self._fail_reason(job)  # _wait_behind, inlined
+                job.reason, job.blocked_by = ("Priority" if r == "Resources" else r), None
+                continue
+            alloc = self._find(job, stamp)
             if alloc is None:
                 failed_shapes.add(shape)
                 self._wait_behind(job)

@@ -267,13 +267,17 @@ class ClusterState:
         self._touch_rest(g)
 
     def touch_all(self, node: NodeState, gpus: list[GpuUnit]) -> None:
-        """:meth:`touch` for several GPUs of ``node`` that changed together, each index count moved once."""
+        """:meth:`touch` for several GPUs of ``node`` that changed together, each index count moved once, the
+        node's idleness looked at once (the per-GPU steps inlined: this runs on every start and end)."""
         if len(gpus) == 1:
             self.touch(gpus[0])
             return
         deltas: dict[str, int] = {}
+        contribution = self.contribution
+        held = node.exclusive is not None
         for g in gpus:
-            new = self.contribution(g)
+            # contribution's answer for a held or gone whole GPU, without the call
+            new = {} if held or g.lost or g.busy or (g.holder is not None and not g.mig) else contribution(g)
             old = g.contrib
             if new != old:
                 for k, v in old.items():
@@ -285,8 +289,30 @@ class ClusterState:
         for k, d in deltas.items():
             if d:
                 self._add(node, k, d)
-        for g in gpus:
-            self._touch_rest(g)
+        if self.gpu_shares:
+            for g in gpus:
+                self._touch_rest(g)
+            return
+        idle = False
+        for g in gpus:  # _touch_rest without shares: the MPS room, then pristine (is_pristine inlined)
+            if g.mps_on:
+                room = max(0, 100 - g.mps_pct) if MPS in g.contrib else 0
+                if room != g.best[0]:
+                    self._move_best(g, (room, 0, 0))
+            if g.lost or g.busy or g.holder is not None or g.mps_jobs or g.foreign_clients or g.shards_used or g.milli_used:
+                p = False
+            else:
+                p = True
+                for s in g.instances:
+                    if s.holder is not None or s.busy or s.created:
+                        p = False
+                        break
+            if p != g.pristine:
+                g.pristine = p
+                node.unpristine += -1 if p else 1
+                idle = True
+        if idle:
+            self._refresh_idle(node)
 
     def _touch_rest(self, g: GpuUnit) -> None:
         """The best-of keys and idleness after ``g`` changed (its contribution is already current)."""
