@@ -80,6 +80,12 @@ class Allocation:
 
     def conflicts_with(self, other: Allocation) -> bool:
         """Whether the two could not both hold at once (conservative for MPS shares and new MIG instances)."""
+        theirs_on = {n.node for n in other.nodes}
+        for n in self.nodes:  # every conflict is on a node both use: the usual backfill test ends here
+            if n.node in theirs_on:
+                break
+        else:
+            return False
         mine = self.units()
         theirs = other.units()
         my_nodes = {u[0] for u in mine if u[2] == "node"}

@@ -252,7 +252,11 @@ class ClusterState:
 
     def touch(self, g: GpuUnit) -> None:
         """Bring the indexes up to date after ``g`` changed."""
-        new = self.contribution(g)
+        # contribution's answer for a held or gone whole GPU, without the call
+        if g.lost or g.busy or (g.holder is not None and not g.mig) or g.node.exclusive is not None:
+            new: dict[str, int] = {}
+        else:
+            new = self.contribution(g)
         old = g.contrib
         if new != old:
             node = g.node
@@ -296,7 +300,7 @@ class ClusterState:
         idle = False
         for g in gpus:  # _touch_rest without shares: the MPS room, then pristine (is_pristine inlined)
             if g.mps_on:
-                room = max(0, 100 - g.mps_pct) if MPS in g.contrib else 0
+                room = (100 - g.mps_pct if g.mps_pct < 100 else 0) if MPS in g.contrib else 0
                 if room != g.best[0]:
                     self._move_best(g, (room, 0, 0))
             if g.lost or g.busy or g.holder is not None or g.mps_jobs or g.foreign_clients or g.shards_used or g.milli_used:
@@ -321,10 +325,13 @@ class ClusterState:
             if b != g.best:
                 self._move_best(g, b)
         elif g.mps_on:  # the usual case: only the MPS room can change
-            room = self.mps_room(g)
+            room = (100 - g.mps_pct if g.mps_pct < 100 else 0) if MPS in g.contrib else 0  # mps_room, inlined
             if room != g.best[0]:
                 self._move_best(g, (room, 0, 0))
-        p = self.is_pristine(g)
+        if g.lost or g.busy or g.holder is not None or g.mps_jobs or g.foreign_clients or g.shards_used or g.milli_used:
+            p = False  # is_pristine, inlined
+        else:
+            p = self.is_pristine(g)
         if p != g.pristine:
             g.pristine = p
             g.node.unpristine += -1 if p else 1
