@@ -83,7 +83,11 @@ class Scheduler:
                       proto.cpu_milli, proto.mem, proto.host_cut, proto.local)  # fmt: skip
         job = Job(job_id, request, ask, now, self._seq, limit, shape=shape)
         self.jobs[job_id] = job
-        bisect.insort(self.pending, job, key=_SORT_KEY)
+        pending = self.pending
+        if not pending or pending[-1].sort_key <= job.sort_key:
+            pending.append(job)  # the usual case: no higher priority than the last one waiting
+        else:
+            bisect.insort(pending, job, key=_SORT_KEY)
         return job
 
     # -- the scheduling pass --------------------------------------------------------------------
@@ -128,11 +132,10 @@ class Scheduler:
     def _warnings(self, alloc: Allocation) -> tuple[str, ...]:
         out = []
         for ng in alloc.nodes:
-            node = self.state.by_name[ng.node]
             for gr in ng.gpus:
                 if gr.mps_percent is None:
                     continue
-                g = node.by_index[gr.index]
+                g = self.state.by_name[ng.node].by_index[gr.index]
                 if g.memory_mib is not None and g.mps_mem > g.memory_mib:
                     out.append(
                         f"{ng.node} GPU {g.index}: MPS jobs declare {g.mps_mem} MiB, the GPU has {g.memory_mib} MiB "

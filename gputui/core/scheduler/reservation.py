@@ -3,6 +3,7 @@ by their time limits. Computed by releasing running jobs in end order on the liv
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterable
 
 from gputui.core.scheduler import ledger
@@ -19,23 +20,23 @@ def reserve(state: ClusterState, head: Job, running: Iterable[Job], now: float,
 
     ``running`` may be narrowed by the caller to the jobs on the only nodes the head can use.
     """
-    ends = sorted(
-        ((end, j.seq, j) for j in running if (end := j.expected_end) is not None and j.allocation is not None),
-        key=lambda t: (t[0], t[1]),
-    )
+    # running jobs by (end, seq), ties in the order given: a heap, as the head usually fits after the first few
+    ends: list[tuple[float, int, int, Job]] = []
+    for j in running:  # Job.expected_end, without the call
+        if j.limit_s is not None and j.start_time is not None and j.allocation is not None:
+            ends.append((j.start_time + j.limit_s, j.seq, len(ends), j))
+    heapq.heapify(ends)
     previous = head.reservation[1] if head.reservation else None
     released: list[Job] = []
     result = None
-    i = 0
     try:
-        while i < len(ends):
-            t = ends[i][0]
-            while i < len(ends) and ends[i][0] == t:
-                job = ends[i][2]
+        while ends:
+            t = ends[0][0]
+            while ends and ends[0][0] == t:
+                job = heapq.heappop(ends)[3]
                 assert job.allocation is not None
                 ledger.release(state, job.allocation, job.id, count=False)
                 released.append(job)
-                i += 1
             alloc = find_allocation(state, head.ask, policy)
             if alloc is None and previous is not None and ledger.can_apply(state, previous):
                 alloc = previous  # the placer may be greedy; the old reservation still holds, so keep it

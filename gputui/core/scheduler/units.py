@@ -4,6 +4,7 @@ through :class:`~gputui.core.scheduler.state.ClusterState` and the ledger, which
 from __future__ import annotations
 
 from gputui.core.mig_profiles import GpuModel, MigProfile
+from gputui.core.scheduler.allocation import GpuGrant
 
 
 class MigSlot:
@@ -34,7 +35,7 @@ class GpuUnit:
         "node", "index", "uuid", "name", "model", "memory_mib", "tags", "mig", "instances", "dyn_ok",
         "holder", "busy", "lost", "mps_on", "mps_pipe", "mps_jobs", "mps_pct", "mps_mem", "mps_clients",
         "foreign_clients", "contrib", "pristine", "shards", "shards_used", "milli_used",
-        "best",
+        "best", "grant",
     )  # fmt: skip
 
     def __init__(self, node: NodeState, index: int, uuid: str | None, name: str | None, model: GpuModel | None,
@@ -65,6 +66,7 @@ class GpuUnit:
         self.shards_used = 0  # the grants say which job has how many: a GPU keeps only the sums
         self.milli_used = 0  # thousandths given to fractional-share jobs
         self.best: tuple[int, int, int] = (0, 0, 0)  # what it adds to the node's best-of keys: MPS room, shards, milli
+        self.grant: GpuGrant | None = None  # its whole-GPU grant, made when first placed (see place.whole)
 
     @property
     def used_mask(self) -> int:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from gputui.core.scheduler.allocation import Allocation, GpuGrant, MigGrant, NodeGrant
 from gputui.core.scheduler.place.placement import Ask, bits, candidate_nodes, compares, gang, host_take
 from gputui.core.scheduler.policies.base import NodeView, Policy
 from gputui.core.scheduler.state import ANY, ClusterState, GpuUnit, NodeState
+
+_INDEX = attrgetter("index")
 
 
 def _free_whole(node: NodeState, key: str, mem: int | None) -> list[GpuUnit]:
@@ -17,7 +21,14 @@ def _free_whole(node: NodeState, key: str, mem: int | None) -> list[GpuUnit]:
 
 
 def _grants(gpus: list[GpuUnit]) -> tuple[GpuGrant, ...]:
-    return tuple(GpuGrant(g.index, g.uuid) for g in sorted(gpus, key=lambda g: g.index))
+    """Whole-GPU grants in index order; each GPU's grant (immutable, the same for every job) is made once."""
+    out = []
+    for g in sorted(gpus, key=_INDEX):
+        gr = g.grant
+        if gr is None:
+            gr = g.grant = GpuGrant(g.index, g.uuid)
+        out.append(gr)
+    return tuple(out)
 
 
 def _pick(node: NodeState, key: str, k: int, mem: int | None, policy: Policy) -> tuple[GpuGrant, ...] | None:
