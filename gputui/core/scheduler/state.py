@@ -303,7 +303,15 @@ class ClusterState:
                 room = (100 - g.mps_pct if g.mps_pct < 100 else 0) if MPS in g.contrib else 0
                 if room != g.best[0]:
                     self._move_best(g, (room, 0, 0))
-            if g.lost or g.busy or g.holder is not None or g.mps_jobs or g.foreign_clients or g.shards_used or g.milli_used:
+            if (
+                g.lost
+                or g.busy
+                or g.holder is not None
+                or g.mps_jobs
+                or g.foreign_clients
+                or g.shards_used
+                or g.milli_used
+            ):
                 p = False
             else:
                 p = True
