@@ -304,14 +304,9 @@ class ClusterState:
                 if room != g.best[0]:
                     self._move_best(g, (room, 0, 0))
             if (
-                g.lost
-                or g.busy
-                or g.holder is not None
-                or g.mps_jobs
-                or g.foreign_clients
-                or g.shards_used
+                g.lost or g.busy or g.holder is not None or g.mps_jobs or g.foreign_clients or g.shards_used
                 or g.milli_used
-            ):
+            ):  # fmt: skip
                 p = False
             else:
                 p = True
