@@ -91,8 +91,8 @@ class NvmlCalls:
                 continue
             if value is not _ABSENT:
                 self._variant[group] = name
-                for e in uninitialised:
-                    self._note(e.reason.split(":", 1)[0], None, "needs the C library, which is not loaded")
+                for skipped in uninitialised:
+                    self._note(skipped.reason.split(":", 1)[0], None, "needs the C library, which is not loaded")
                 return value
         if uninitialised:
             raise uninitialised[0]
