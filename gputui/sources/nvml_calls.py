@@ -8,11 +8,27 @@ that GPU; the other GPUs carry on.
 
 from __future__ import annotations
 
-import logging
+import sys
 from collections.abc import Hashable, Sequence
 from typing import Any
 
-log = logging.getLogger("gputui.nvml")
+
+class _Log:
+    """The gputui.nvml logger, imported on first use: a one-shot poll skips logging's import. Until something
+    has imported logging nobody can have lowered the root logger's level from WARNING, so an info line would be
+    dropped: it is dropped without the import."""
+
+    def info(self, *args: Any) -> None:
+        if "logging" in sys.modules:
+            self.__getattr__("info")(*args)
+
+    def __getattr__(self, name: str) -> Any:
+        import logging
+
+        return getattr(logging.getLogger("gputui.nvml"), name)
+
+
+log: Any = _Log()
 
 # NVML return codes (nvml.h); fixed by the driver ABI, so any NVML module double can use them.
 NOT_SUPPORTED = 3
