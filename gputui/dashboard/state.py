@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from gputui.core.model import ClusterSnapshot, Event, GpuSnapshot, NodeSnapshot
 from gputui.core.plain_snapshot import plain_events, plain_snapshot
@@ -14,8 +15,10 @@ from gputui.dashboard.gpu_filter import GpuFilter
 from gputui.dashboard.gpu_index import gpu_rows
 from gputui.dashboard.history import History
 from gputui.dashboard.job_records import holders_by_gpu
-from gputui.jobs.records import JobRecord
 from gputui.sources.replay import ReplaySource
+
+if TYPE_CHECKING:  # the job service loads after the first frame; this module before it
+    from gputui.jobs.records import JobRecord
 
 
 class DashboardState:

@@ -38,6 +38,7 @@ from gputui.ui.render.app_internals import (
     quiet_driver_class,
     settle_heap,
     start_with_theme,
+    with_current_css,
 )
 from gputui.ui.replay_keys import ReplayKeys
 from gputui.ui.screens.modes import VIEW_SCREENS
@@ -97,7 +98,7 @@ class GputuiApp(App[None], DialogActions):
             self.register_theme(t)
         start_with_theme(self, theme_name)
         for name, make in VIEW_SCREENS.items():
-            self.add_mode(name, partial(make, self))
+            self.add_mode(name, with_current_css(self, partial(make, self)))
         self.source = source
         self.readonly = readonly
         self.notices = [n for n in [notice, *(theme_problems or [])] if n]

@@ -1,11 +1,11 @@
-"""The App's reach into Textual internals: the start-up theme without a CSS re-parse, key bindings from the
-action registry, every screen of every mode, the quiet driver. Benchmark before you edit (this package's note)."""
+"""The App's reach into Textual internals: the start-up theme without a CSS re-parse, view screens made without
+one either, key bindings from the action registry, every screen of every mode, the quiet driver. Benchmark before you edit (this package's note)."""
 
 from __future__ import annotations
 
 import contextlib
 import gc
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from textual.app import App
@@ -31,6 +31,24 @@ def start_with_theme(app: App[Any], name: str) -> None:
         with contextlib.suppress(AttributeError):
             app.set_reactive(App.theme, previous)  # so that setting the theme below is a change
         app.theme = name
+
+
+def with_current_css(app: App[Any], make: Callable[[], Screen[Any]]) -> Callable[[], Screen[Any]]:
+    """A mode's screen factory whose screens count as styled with the CSS as it is when they are made.
+
+    Textual marks a new screen as behind every CSS change (count -1), so the first time each mode is shown it
+    runs ``refresh_css``: the variables are set again, which empties the parse cache, and the whole stylesheet
+    (app.tcss, jobs.tcss, every widget's DEFAULT_CSS) is parsed twice more, once in that refresh and once when
+    the next widget class mounts (about 30-40 ms, a third of the start-up's CSS work). A screen made now is
+    styled from the stylesheet as it is now; a later theme change still refreshes it as Textual does."""
+
+    def build() -> Screen[Any]:
+        screen = make()
+        with contextlib.suppress(AttributeError):  # a Textual release without the counter: its own way
+            screen._css_update_count = app._css_update_count
+        return screen
+
+    return build
 
 
 def bind_registry(app: App[Any], registry: ActionRegistry) -> None:
