@@ -150,6 +150,7 @@ def main(argv: list[str]) -> int:
         paired = statistics.median(a / b for a, b in zip(ours, bare, strict=True))
         print(
             f"  gputui / bare Textual, first complete frame: ratio of medians "
-            f"{statistics.median(ours) / statistics.median(bare):.2f}, median of the {len(ours)} paired ratios {paired:.2f}"
+            f"{statistics.median(ours) / statistics.median(bare):.2f}, "
+            f"median of the {len(ours)} paired ratios {paired:.2f}"
         )
     return 0

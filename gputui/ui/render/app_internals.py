@@ -1,5 +1,6 @@
 """The App's reach into Textual internals: the start-up theme without a CSS re-parse, view screens made without
-one either, key bindings from the action registry, every screen of every mode, the quiet driver. Benchmark before you edit (this package's note)."""
+one either, key bindings from the action registry, every screen of every mode, the quiet driver. Benchmark before
+you edit (this package's note)."""
 
 from __future__ import annotations
 
