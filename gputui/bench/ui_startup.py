@@ -146,11 +146,11 @@ def main(argv: list[str]) -> int:
             f"   exit: median {statistics.median(exits):.3f}"
         )
     if args.baseline:
-        ours, bare = times[False][0], times[True][0]
-        paired = statistics.median(a / b for a, b in zip(ours, bare, strict=True))
+        ours, base = times[False][0], times[True][0]
+        paired = statistics.median(a / b for a, b in zip(ours, base, strict=True))
         print(
             f"  gputui / bare Textual, first complete frame: ratio of medians "
-            f"{statistics.median(ours) / statistics.median(bare):.2f}, "
+            f"{statistics.median(ours) / statistics.median(base):.2f}, "
             f"median of the {len(ours)} paired ratios {paired:.2f}"
         )
     return 0

@@ -35,10 +35,10 @@ from gputui.ui.record_keys import RecordKeys
 from gputui.ui.render.app_internals import (
     bind_registry,
     every_screen,
+    parsed_as_is,
     quiet_driver_class,
     settle_heap,
     start_with_theme,
-    with_current_css,
 )
 from gputui.ui.replay_keys import ReplayKeys
 from gputui.ui.screens.modes import VIEW_SCREENS
@@ -98,7 +98,7 @@ class GputuiApp(App[None], DialogActions):
             self.register_theme(t)
         start_with_theme(self, theme_name)
         for name, make in VIEW_SCREENS.items():
-            self.add_mode(name, with_current_css(self, partial(make, self)))
+            self.add_mode(name, partial(make, self))
         self.source = source
         self.readonly = readonly
         self.notices = [n for n in [notice, *(theme_problems or [])] if n]
@@ -170,6 +170,10 @@ class GputuiApp(App[None], DialogActions):
         from textual.widgets import Input
 
         return isinstance(self.screen, ViewScreen) and not isinstance(self.focused, Input)
+
+    def refresh_css(self, animate: bool = True) -> None:
+        with parsed_as_is(self):  # the first showing of each view re-parsed everything (see parsed_as_is)
+            super().refresh_css(animate)
 
     def current_palette(self) -> Palette:
         """The cell colours of the current theme (worked out once per theme)."""

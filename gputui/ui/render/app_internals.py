@@ -1,12 +1,12 @@
-"""The App's reach into Textual internals: the start-up theme without a CSS re-parse, view screens made without
-one either, key bindings from the action registry, every screen of every mode, the quiet driver. Benchmark before
-you edit (this package's note)."""
+"""The App's reach into Textual internals: the start-up theme without a CSS re-parse, a CSS refresh without one
+either when nothing it parses changed, key bindings from the action registry, every screen of every mode, the
+quiet driver. Benchmark before you edit (this package's note)."""
 
 from __future__ import annotations
 
 import contextlib
 import gc
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 from textual.app import App
@@ -34,22 +34,31 @@ def start_with_theme(app: App[Any], name: str) -> None:
         app.theme = name
 
 
-def with_current_css(app: App[Any], make: Callable[[], Screen[Any]]) -> Callable[[], Screen[Any]]:
-    """A mode's screen factory whose screens count as styled with the CSS as it is when they are made.
+@contextlib.contextmanager
+def parsed_as_is(app: App[Any]) -> Iterator[None]:
+    """Within it, Textual's ``refresh_css`` applies the stylesheet without parsing it again, when the CSS variables
+    are those it was parsed with.
 
-    Textual marks a new screen as behind every CSS change (count -1), so the first time each mode is shown it
-    runs ``refresh_css``: the variables are set again, which empties the parse cache, and the whole stylesheet
-    (app.tcss, jobs.tcss, every widget's DEFAULT_CSS) is parsed twice more, once in that refresh and once when
-    the next widget class mounts (about 30-40 ms, a third of the start-up's CSS work). A screen made now is
-    styled from the stylesheet as it is now; a later theme change still refreshes it as Textual does."""
-
-    def build() -> Screen[Any]:
-        screen = make()
-        with contextlib.suppress(AttributeError):  # a Textual release without the counter: its own way
-            screen._css_update_count = app._css_update_count
-        return screen
-
-    return build
+    Textual marks a new screen as behind every CSS change, so the first time each mode is shown it runs
+    ``refresh_css``, which sets the variables again (emptying the parse cache) and re-parses the whole stylesheet
+    (app.tcss, jobs.tcss, every widget's DEFAULT_CSS), and the next widget class to mount parses it all a third
+    time: about 30-40 ms of start-up, and again at each view's first showing. With unchanged variables the parse
+    would give the same rules, so only that is skipped; applying the styles and the layout refresh run as usual.
+    A theme change (other variables) refreshes as Textual does."""
+    sheet = app.stylesheet
+    try:
+        same = sheet._variables == app.get_css_variables()
+    except AttributeError:  # a Textual release without these internals: its own way
+        same = False
+    if not same:
+        yield
+        return
+    sheet.set_variables = lambda variables: None  # type: ignore[method-assign]
+    sheet.reparse = lambda: None  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        del sheet.set_variables, sheet.reparse
 
 
 def bind_registry(app: App[Any], registry: ActionRegistry) -> None:
