@@ -23,6 +23,8 @@ from gputui.ui.render.byte_bound import ByteBound, pair_bytes, strip_bytes
 
 #: bytes per generation of the widened strips kept per widget, until the first frame sizes it (byte_bound.py)
 FINAL_BUDGET = 64 * 1024
+#: size the cache again at every this many calls (summing the strips' sizes is not free)
+REFIT_EVERY = 32
 
 # A plain mixin, not a Widget subclass: Textual inherits CSS along the first DOM base class only.
 _Base: Any = Widget if TYPE_CHECKING else object
@@ -49,6 +51,7 @@ class DirectLines(_Base):
     _direct_ok: bool | None = None
     _direct_final: ByteBound[tuple[Strip, Strip]]
     _base_style: Style | None = None
+    _direct_fits = 0  # calls since the cache was last sized (ByteBound.fit), modulo REFIT_EVERY
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
@@ -88,7 +91,8 @@ class DirectLines(_Base):
                 full = full.apply_filter(line_filter, background)  # type: ignore[arg-type]
             final.put(id(strip), (strip, full))
             out.append(full)
-        if out:  # a generation holds a few frames of this widget (its visible height): see ByteBound.fit
+        self._direct_fits = (self._direct_fits + 1) % REFIT_EVERY
+        if out and self._direct_fits == 1:  # a generation holds a few frames of this widget (its visible height)
             shown = sum(strip_bytes(s) for s in out)
             final.fit(2 * shown * max(1, self.outer_size.height) // len(out))
         x1, x2 = crop.column_span

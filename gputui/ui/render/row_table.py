@@ -25,7 +25,7 @@ from textual.strip import Strip
 from gputui.ui.render import row_order
 from gputui.ui.render.byte_bound import SEGMENT_BYTES, ByteBound, strip_bytes
 from gputui.ui.render.cell_segments import cell_segments
-from gputui.ui.render.direct_lines import DirectLines, KeptScrollBar
+from gputui.ui.render.direct_lines import REFIT_EVERY, DirectLines, KeptScrollBar
 from gputui.ui.render.lean_strip import LeanStrip
 from gputui.ui.render.row_messages import RowHighlighted as _RowHighlighted
 from gputui.ui.render.row_messages import RowSelected as _RowSelected
@@ -99,6 +99,7 @@ class RowTable(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
         # Bounded by bytes in two generations (byte_bound.py): the hot loop reads the new one's dict.
         self._lines: ByteBound[Strip] = ByteBound(_LINES_BUDGET, strip_bytes)
         self._segments: ByteBound[_CellSegments] = ByteBound(_SEGMENTS_BUDGET, _cell_bytes)
+        self._fits = 0  # calls since the caches were last sized, modulo REFIT_EVERY
         self._styles: dict[str, Style] | None = None
         self._overs: list[Style] | None = None
         self._pads: dict[tuple[int, int], Segment] = {}
@@ -373,7 +374,8 @@ class RowTable(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
         focused = self.has_focus
         top = int(self.scroll_y)
         strips = [self._line(y, top, width, focused) for y in ys]
-        if strips:  # a generation of each cache holds a few frames of the visible rows (ByteBound.fit)
+        self._fits = (self._fits + 1) % REFIT_EVERY
+        if strips and self._fits == 1:  # a generation of each cache holds a few frames of the visible rows
             frame = sum(strip_bytes(s) for s in strips) * max(1, self.outer_size.height) // len(strips)
             self._lines.fit(frame)
             self._segments.fit(frame)
