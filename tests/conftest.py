@@ -8,10 +8,10 @@ from hypothesis import HealthCheck, settings
 
 # Tests are split by kind (unit/, ui/, integration/); shared helpers live in support/. Helpers and the few
 # fixtures one kind borrows from another are imported by module name, so every folder is on the path.
-for _folder in ("support", "unit", "ui", "integration", "export", ""):
+for _folder in ("support", "unit", "ui", "integration", "export", "ssh", ""):
     sys.path.insert(0, str(Path(__file__).parent / _folder))
 
-pytest_plugins = ["job_fixtures"]  # fixtures shared by tests of several files
+pytest_plugins = ["job_fixtures", "ssh_lab"]  # fixtures shared by tests of several files
 
 settings.register_profile("ci", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("thorough", max_examples=1000, deadline=None)

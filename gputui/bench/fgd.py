@@ -83,12 +83,12 @@ def matrix(data: Path, workers: int, traces: tuple[str, ...], policies: tuple[st
     for s in sums:
         ref = [pub[(s.trace, s.policy, seed)] for seed in seeds if (s.trace, s.policy, seed) in pub]
         ref_mean = round(statistics.fmean(ref), 2) if ref else None
-        off = 0
-        if s.policy != "random":
+        off: int | str = "-" if not ref else 0
+        if ref and s.policy != "random":
             off = sum(
                 1 for seed, r in s.runs.items() if abs((r.value or 0) - pub.get((s.trace, s.policy, seed), 0)) > 0.05
             )
-        bad += off
+        bad += off if isinstance(off, int) else 0
         print(f"{s.trace:<12}{s.policy:<12}{s.mean:>7.2f}{ref_mean if ref_mean is not None else '-':>11}{off:>11}")
     runs = sum(len(s.runs) for s in sums)
     cpu = sum(r.cpu_s for s in sums for r in s.runs.values())

@@ -28,7 +28,8 @@ SUBCOMMANDS = {
     "export": "export_cmd",
     "serve": "serve_cmd",
     "completion": "completion_cmd",
-    "simulate": "simulate_cmd",
+    "simulate": "simulate.command",
+    "idle": "idle.command",
 }
 
 

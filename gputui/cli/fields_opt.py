@@ -1,4 +1,4 @@
-"""`--fields`: the `--query-gpu` field list of a header-less CSV log, on every command that reads a source."""
+"""Options of the commands that read a source: `--fields` (a header-less CSV log's field list), `--telemetry`."""
 
 from __future__ import annotations
 
@@ -25,3 +25,12 @@ def field_list(text: str) -> list[str]:
 
 def add_fields_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--fields", type=field_list, metavar="LIST", help=FIELDS_HELP)
+
+
+def add_telemetry_option(p: argparse.ArgumentParser) -> None:
+    """`--telemetry ssh`: with the Slurm source, read each node's GPUs over SSH (docs/ssh.md)."""
+    p.add_argument(
+        "--telemetry",
+        choices=("ssh",),
+        help="with the Slurm source: read each Slurm node's GPU values over SSH and show them with Slurm's jobs",
+    )

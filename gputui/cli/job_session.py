@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import cast
 
 from gputui.cli.source_factory import Opened
-from gputui.core.errors import NvmlUnavailable
+from gputui.core.errors import GputuiError, NvmlUnavailable
 from gputui.core.model import ClusterSnapshot
 from gputui.core.scheduler.config import SchedulerConfig
 from gputui.core.timefmt import utc_text
@@ -30,6 +30,18 @@ from gputui.statedir import make_private_dir, state_dir
 
 #: How long a command waits for another gputui's write to finish before it says the store is locked.
 BUSY_TIMEOUT_S = 5.0
+
+
+SSH_NO_JOBS = (
+    "the SSH source has no job queue (jobs would run on this machine, not on the hosts); "
+    "run jobs through Slurm, with --telemetry ssh for the values"
+)
+
+
+def is_ssh(source: Source) -> bool:
+    """True for the SSH fleet source (looked up without importing it: a source from it has loaded it)."""
+    module = sys.modules.get("gputui.sources.ssh.fleet")
+    return module is not None and isinstance(source, module.SshSource)
 
 
 def runner_for(source: Source, root: Path, grace_s: float = 10.0) -> Runner:
@@ -52,6 +64,8 @@ def open_service(
     """The job service for ``source`` on the store in ``root`` (default: the user's state directory); for a
     Slurm cluster, the Slurm back end (Slurm keeps the jobs, so no store is opened). ``events_after``: the
     newest event id the caller has seen (default: the store's newest now); later ones come from its ticks."""
+    if is_ssh(source):
+        raise GputuiError(SSH_NO_JOBS)
     root = state_dir() if root is None else make_private_dir(root)
     store = JobStore(root / DB_NAME, busy_timeout_s=busy_timeout_s)
     if is_slurm(source):

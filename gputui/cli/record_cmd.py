@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from gputui.cli.fields_opt import add_fields_option
+from gputui.cli.fields_opt import add_fields_option, add_telemetry_option
 from gputui.cli.source_factory import SOURCE_HELP
 
 DEFAULT_INTERVAL = 2.0
@@ -30,6 +30,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--duration", metavar="D", help="stop after D (90s, 5m, 1h30m) of recorded time")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
     add_fields_option(p)
+    add_telemetry_option(p)
     p.set_defaults(run=run)
 
 
@@ -56,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     interval = _seconds(args.interval, "--interval")
     duration = _seconds(args.duration, "--duration")
     try:
-        opened = open_source(args.source or "nvml", fields=args.fields)
+        opened = open_source(args.source or "nvml", fields=args.fields, interval=interval, telemetry=args.telemetry)
     except NvmlUnavailable as e:
         if args.source is not None:
             raise

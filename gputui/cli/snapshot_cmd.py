@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from gputui.cli.fields_opt import add_fields_option
+from gputui.cli.fields_opt import add_fields_option, add_telemetry_option
 from gputui.cli.source_factory import SOURCE_HELP
 from gputui.core.timefmt import TIME_HELP
 
@@ -18,6 +18,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--node", action="append", metavar="NAME", help="only this node (repeatable)")
     p.add_argument("--wide", action="store_true", help="every column, however wide the tables get")
     add_fields_option(p)
+    add_telemetry_option(p)
     p.set_defaults(run=run)
 
 
@@ -26,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
     from gputui.core.errors import GputuiError
     from gputui.core.numbers import cut
 
-    opened = open_source(args.source, fields=args.fields)
+    opened = open_source(args.source, fields=args.fields, telemetry=args.telemetry)
     try:
         snap = snapshot_at(opened.source, args.at)
     finally:

@@ -16,7 +16,7 @@ from gputui.sources.replay import ReplaySource
 
 SOURCE_HELP = (
     "a recording (.gtrec), an nvidia-smi log (-q -x XML, -q text, --query-gpu CSV), 'nvml', 'demo', "
-    "or 'slurm' / 'slurm:PATH/TO/slurm.conf'"
+    "'slurm' / 'slurm:PATH/TO/slurm.conf', or 'ssh:HOST1,HOST2' / 'ssh:gpu[01-16]' / 'ssh' (the config's [hosts])"
 )
 
 
@@ -26,10 +26,20 @@ class Opened:
     notice: str | None = None  # one line telling the user what they are looking at, when not obvious
 
 
-def open_source(arg: str | None, clock: Clock | None = None, fields: list[str] | None = None) -> Opened:
+def open_source(
+    arg: str | None,
+    clock: Clock | None = None,
+    fields: list[str] | None = None,
+    interval: float | None = None,
+    telemetry: str | None = None,
+) -> Opened:
     """The source for ``arg``; with no argument, live NVML if a driver answers, else the demo.
 
-    ``fields`` is the `--query-gpu` field list of a header-less CSV log (`--fields`)."""
+    ``fields`` is the `--query-gpu` field list of a header-less CSV log (`--fields`); ``interval`` the poll
+    interval a streaming source (SSH) asks its hosts for; ``telemetry`` 'ssh' reads a Slurm cluster's GPUs over
+    SSH (`--telemetry ssh`)."""
+    if telemetry is not None and not (arg or "").lower().startswith("slurm"):
+        raise GputuiError(f"--telemetry {telemetry}: only with the Slurm source (slurm, slurm:PATH)")
     if arg is None:
         try:
             return Opened(open_nvml())
@@ -42,7 +52,16 @@ def open_source(arg: str | None, clock: Clock | None = None, fields: list[str] |
     if low == "demo":
         return open_file(demo_recording(), clock, description="bundled demo recording (synthetic)")
     if low == "slurm" or low.startswith("slurm:"):
-        return Opened(open_slurm(arg[len("slurm:") :] if low.startswith("slurm:") else None))
+        conf = arg[len("slurm:") :] if low.startswith("slurm:") else None
+        if telemetry is not None:
+            from gputui.cli.ssh_open import open_slurm_ssh
+
+            return Opened(open_slurm_ssh(conf or None, telemetry, interval))
+        return Opened(open_slurm(conf))
+    if low == "ssh" or low.startswith("ssh:"):
+        from gputui.cli.ssh_open import open_ssh
+
+        return Opened(open_ssh(arg[len("ssh:") :] if low.startswith("ssh:") else None, interval))
     return open_file(Path(arg), clock, fields=fields)
 
 
@@ -60,6 +79,9 @@ def snapshot_at(source: Source, at: str | None) -> ClusterSnapshot:
         return source.seek(t)
     if at is not None:
         raise GputuiError("--at needs a recording or a log; a live source has only the present")
+    settle = getattr(source, "settle", None)  # a streaming source (SSH) waits for its hosts' first answers
+    if settle is not None:
+        settle()
     return source.poll()
 
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
-from gputui.cli.fields_opt import add_fields_option
+from gputui.cli.fields_opt import add_fields_option, add_telemetry_option
 from gputui.cli.source_factory import SOURCE_HELP
 
 if TYPE_CHECKING:
@@ -26,6 +26,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--paused", action="store_true", help="start a replay paused on its first frame (default: playing)")
     p.add_argument("--record", metavar="FILE", help="record the session shown (every frame and event) into FILE")
     add_fields_option(p)
+    add_telemetry_option(p)
     p.set_defaults(run=run)
 
 
@@ -44,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
         problem = check_record_path(args.record)
         if problem is not None:
             raise GputuiError(f"--record {args.record}: {problem}")
-    opened = open_source(args.source, fields=args.fields)
+    opened = open_source(args.source, fields=args.fields, interval=args.interval, telemetry=args.telemetry)
     if isinstance(opened.source, ReplaySource) and not args.paused:
         opened.source.play()
     from gputui.ui.factory import create_app
@@ -62,6 +63,7 @@ def run(args: argparse.Namespace) -> int:
             record=args.record,
             jobs_opener=opener,
             hidden_columns=getattr(args, "hide_columns", ()),
+            idle_radar=getattr(args, "idle_radar", (None, None)),
         )
     except BaseException:
         if service is not None:
@@ -79,11 +81,14 @@ def run(args: argparse.Namespace) -> int:
 def _jobs_for(source_arg: str | None, source: Source) -> tuple[JobBackend | None, str | None, Opener | None]:
     """The job service now, or why there is none, or an opener for after the first frame: when the queue has no
     job waiting or running, the first frame cannot show any, and the job service loads after it."""
+    from gputui.cli.job_session import SSH_NO_JOBS, is_ssh
     from gputui.core.errors import GputuiError
     from gputui.jobs.queue_look import cluster_key, idle_queue, is_slurm
     from gputui.jobs.schema import DB_NAME
     from gputui.statedir import state_dir_path
 
+    if is_ssh(source):
+        return None, f"jobs are unavailable: {SSH_NO_JOBS}", None
     if not is_slurm(source):
         last_event = idle_queue(state_dir_path() / DB_NAME, cluster_key(source_arg, source))
         if last_event is not None:

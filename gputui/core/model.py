@@ -133,6 +133,22 @@ class NodeResources:
     memory_used_mib: int | None = None
 
 
+#: Why a node's live values are missing, as :class:`NodeFault` kinds: the link to it is being set up or is down.
+NODE_FAULTS = ("connecting", "unreachable", "auth", "host-key", "no-nvidia-smi", "stopped", "garbage", "stalled")
+
+
+@dataclass(frozen=True, slots=True)
+class NodeFault:
+    """The telemetry of a node is not coming in (a remote source's host is down, refuses the key, has no
+    nvidia-smi, ...): ``kind`` one of NODE_FAULTS, ``reason`` one line (ssh's own words where it gave some), and
+    ``since`` the moment it started (seconds since the epoch). The node's GPUs keep their identity; their live
+    values are N/A while it lasts."""
+
+    kind: str
+    reason: str
+    since: float
+
+
 @dataclass(frozen=True, slots=True)
 class NodeSnapshot:
     """One machine and its GPUs."""
@@ -145,6 +161,7 @@ class NodeSnapshot:
     shares: tuple[tuple[str, int, int | None], ...] = ()  # shared GRES such as MPS or shards: (name, total, used)
     resources: NodeResources | None = None  # CPUs and host memory; None: not known (older recordings)
     features: tuple[str, ...] = ()  # the workload manager's node features (Slurm's ActiveFeatures), as given
+    fault: NodeFault | None = None  # a remote source's link to the node is down; None: fine, or not remote
 
 
 @dataclass(frozen=True, slots=True)

@@ -95,6 +95,14 @@ DEFAULT_ACTIONS = ActionRegistry(
         ActionSpec("view('history')", "History", "Views", ("3",), "Graphs of the last minutes, per GPU", footer=False),
         ActionSpec("view('jobs')", "Jobs", "Views", ("4",), "The queue and running jobs", footer=False),
         ActionSpec(
+            "view('idle')",
+            "Idle",
+            "Views",
+            ("5",),
+            "GPUs a job holds but does not use (5 % for 10 min)",
+            footer=False,
+        ),
+        ActionSpec(
             "clear_or_back", "Back", "Views", ("escape",), "Clear the filter; else back to the overview", footer=False
         ),
         ActionSpec(

@@ -50,6 +50,7 @@ class HistoryRead:
     rings: dict[str, deque[Sample]]
     latest: float | None
     generation: int
+    radar: object = None  # the idle radar run over the frames before the position (see Feed.prime_radar)
 
 
 FeedResult = Polled | PollFailed | HistoryRead
@@ -140,6 +141,8 @@ class Feed:
         self.generation = 0
         self.poll_count = 0
         self._poller: Poller | None = None
+        # Reads the recording before the replay's position into a fresh idle radar, with the history.
+        self.prime_radar: Callable[[ReplaySource], object] | None = None
 
     def start(self) -> None:
         """Start the polling thread with a first poll right away."""
@@ -203,6 +206,7 @@ class Feed:
             try:
                 for i in frames_for_window(start, end):
                     history.add(replay.store.frame(i))
+                radar = self.prime_radar(replay) if self.prime_radar is not None else None
             except GputuiError as e:
                 return PollFailed(f"history: {e}", generation)
-        return HistoryRead(history.rings, history.latest, generation)
+        return HistoryRead(history.rings, history.latest, generation, radar)

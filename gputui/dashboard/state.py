@@ -7,6 +7,7 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from gputui.core.idle import DEFAULT_THRESHOLD, DEFAULT_WINDOW_S
 from gputui.core.model import ClusterSnapshot, Event, GpuSnapshot, NodeSnapshot
 from gputui.core.plain_snapshot import plain_events, plain_snapshot
 from gputui.core.plain_text import sanitise
@@ -15,6 +16,8 @@ from gputui.dashboard.gpu_filter import GpuFilter
 from gputui.dashboard.gpu_index import gpu_rows
 from gputui.dashboard.history import History
 from gputui.dashboard.job_records import holders_by_gpu
+from gputui.dashboard.radar.marks import idle_marks
+from gputui.dashboard.radar.watch import RadarWatch
 from gputui.sources.replay import ReplaySource
 
 if TYPE_CHECKING:  # the job service loads after the first frame; this module before it
@@ -24,7 +27,12 @@ if TYPE_CHECKING:  # the job service loads after the first frame; this module be
 class DashboardState:
     """What the dashboard knows now; ``replay`` (None for a live source) gives the recorded events."""
 
-    def __init__(self, description: str, replay: ReplaySource | None = None) -> None:
+    def __init__(
+        self,
+        description: str,
+        replay: ReplaySource | None = None,
+        idle_radar: tuple[int | None, float | None] = (None, None),
+    ) -> None:
         self.description = sanitise(description)  # a file name the user gave may hold anything
         self.replay = replay
         self.snapshot: ClusterSnapshot | None = None
@@ -37,6 +45,10 @@ class DashboardState:
         self.jobs_records: tuple[JobRecord, ...] = ()
         self.jobs_now = 0.0
         self.jobs_by_gpu: dict[str, str] = {}
+        threshold, window = idle_radar
+        # the idle radar: fed every frame, read by the overview and the idle view
+        self.radar = RadarWatch(threshold or DEFAULT_THRESHOLD, DEFAULT_WINDOW_S if window is None else window)
+        self.idle_by_gpu: dict[str, str] = {}  # 'node/index' -> 'idle 14m' for each GPU with an idle unit
         self.subtitle = self.description
         self._last_time: float | None = None
 
@@ -57,6 +69,7 @@ class DashboardState:
         self.source_events = []
         if self.replay is not None:
             self._feed_events(self._last_time, snap.timestamp)
+        self._step_radar(snap)
         self._last_time = snap.timestamp
         nodes = len(snap.nodes)
         subtitle = f"{self.description} · {snap.gpu_count} GPUs on {nodes} node{'s' if nodes != 1 else ''}"
@@ -73,6 +86,34 @@ class DashboardState:
         elif now < previous:
             self.event_feed.mark(f"↶ back to {time.strftime('%H:%M:%S', time.gmtime(now))}")
 
+    def _step_radar(self, snap: ClusterSnapshot) -> None:
+        previous = self._last_time
+        if self.replay is not None and (previous is None or snap.timestamp < previous):
+            # every string the radar keeps reaches the screen through its rows' sanitiser (radar/rows.py)
+            self.radar.restart_events(self.replay.events_until(snap.timestamp))
+            events: list[Event] = []
+        else:
+            events = self.source_events
+        marks = idle_marks(self.radar.step(snap, events))
+        if marks != self.idle_by_gpu:
+            self.idle_by_gpu = marks  # a new object: the overview notices it and redraws the holder column
+
+    def primed_radar(self, replay: ReplaySource) -> RadarWatch:
+        """A fresh radar run over the two windows before the replay's position (on the history thread, after a
+        jump: frames skipped by a jump were never shown to the radar)."""
+        from gputui.dashboard.radar.evaluate import evaluate_replay
+
+        watch = RadarWatch(self.radar.threshold, self.radar.window_s)
+        watch.set_records(self.jobs_records)
+        evaluate_replay(replay, watch, replay.time, 2 * watch.window_s)
+        return watch
+
+    def take_radar(self, watch: object) -> None:
+        """Use a radar :meth:`primed_radar` made (what a HistoryRead carries)."""
+        if isinstance(watch, RadarWatch) and watch.last is not None:
+            self.radar = watch
+            self.idle_by_gpu = idle_marks(watch.last)
+
     def add_events(self, events: Sequence[Event]) -> None:
         self.event_feed.add(plain_events(list(events)))
 
@@ -87,6 +128,8 @@ class DashboardState:
 
     def gpu_filter(self) -> GpuFilter:
         jobs = {key: [label] for key, label in self.jobs_by_gpu.items()}
+        for key, mark in self.idle_by_gpu.items():  # '/idle' finds the GPUs the idle radar flags
+            jobs.setdefault(key, []).append(mark)
         return GpuFilter(self.filter_text, jobs)
 
     def visible_gpus(self) -> list[tuple[str, NodeSnapshot, GpuSnapshot]]:
@@ -110,6 +153,7 @@ class DashboardState:
         self.jobs_records = records
         if now is not None:
             self.jobs_now = now
+        self.radar.set_records(records)
         holders = holders_by_gpu(records)
         if holders != self.jobs_by_gpu:
             self.jobs_by_gpu = holders  # a new object: the overview notices it and redraws the holder column

@@ -12,6 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from gputui.core.model import ClusterSnapshot, GpuSnapshot, NodeResources, NodeSnapshot
+from gputui.core.node_faults import fault_line
 from gputui.core.plain_text import sanitise
 from gputui.render.fit_table import FitTable, smi_table
 
@@ -277,6 +278,8 @@ def node_view(node: NodeSnapshot) -> Iterator[RenderableType]:
         f"   Driver Version: {na(node.driver_version)}   CUDA Version: {na(node.cuda_version)}",
     )
     yield head
+    if node.fault is not None:
+        yield Text(sanitise(fault_line(node.fault)), style="bold red")
     line = resources_line(node.resources, node.features)
     if line is not None:
         yield line

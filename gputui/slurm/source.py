@@ -26,11 +26,13 @@ from gputui.slurm.formats.nodes import SlurmNode
 from gputui.slurm.merge import local_node, merge
 from gputui.slurm.reader import SlurmReader
 from gputui.slurm.snapshot import build_snapshot, gpu_layout, unattributed
+from gputui.slurm.telemetry import merge_telemetry
 from gputui.sources.base import Source
 
 log = logging.getLogger("gputui.slurm")
 
 NvmlOpener = Callable[[str], Source]
+TelemetryOpener = Callable[[list[str]], Source]  # a live source over these node names (SSH)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +68,7 @@ class SlurmSource:
         hostname: str | None = None,
         clock: Callable[[], float] = time.time,
         timeout_s: float | None = None,
+        telemetry: TelemetryOpener | None = None,
     ) -> None:
         environment = dict(os.environ if env is None else env)
         if conf_path is not None:
@@ -89,6 +92,12 @@ class SlurmSource:
         self._lock = threading.Lock()
         self.last: SlurmPoll | None = None  # the latest poll, read by the job back end
         self.description = f"Slurm {self.version} cluster {self.cluster_name}"
+        self._telemetry_opener = telemetry
+        self._telemetry: Source | None = None
+        self._telemetry_hosts: list[str] = []
+        self.telemetry_notes: tuple[str, ...] = ()
+        if telemetry is not None:
+            self.description += ", GPU values over SSH"
 
     # -- polling -----------------------------------------------------------------------------------------------
     def poll(self) -> ClusterSnapshot:
@@ -100,7 +109,7 @@ class SlurmSource:
             except SlurmError as e:
                 raise SourceError(str(e)) from None
             snap = build_snapshot(read.nodes, read.jobs, t, self.description)
-            snap = self._with_nvml(snap, read.nodes)
+            snap = self._with_telemetry(snap) if self._telemetry_opener else self._with_nvml(snap, read.nodes)
             types = {(n.name, i): gtype for n in read.nodes for i, gtype in gpu_layout(n)}
             self.last = SlurmPoll(snap, read.nodes, read.jobs, types, unattributed(read.nodes, read.jobs))
             return snap
@@ -126,7 +135,36 @@ class SlurmSource:
             return snap
         return merge(snap, self._nvml_node, live)
 
+    def _with_telemetry(self, snap: ClusterSnapshot) -> ClusterSnapshot:
+        """Each node's GPUs as the telemetry source reads them (one reader per node), merged with Slurm's view."""
+        assert self._telemetry_opener is not None
+        hosts = [n.name for n in snap.nodes]
+        if self._telemetry is not None and hosts != self._telemetry_hosts:
+            self._telemetry.close()  # nodes came or went: read the new set
+            self._telemetry = None
+        if self._telemetry is None:
+            self._telemetry = self._telemetry_opener(hosts)
+            self._telemetry_hosts = hosts
+        merged = merge_telemetry(snap, self._telemetry.poll())
+        if merged.notes != self.telemetry_notes:
+            for note in merged.notes:
+                log.warning("Slurm and the GPUs it reads disagree: %s", note)
+            self.telemetry_notes = merged.notes
+        return merged.snapshot
+
+    def settle(self) -> None:
+        """For one-shot commands: the telemetry's first answers from every node (see SshSource.settle)."""
+        if self._telemetry_opener is None:
+            return
+        self.poll()
+        settle = getattr(self._telemetry, "settle", None)
+        if settle is not None:
+            settle()
+
     def close(self) -> None:
+        if self._telemetry is not None:
+            self._telemetry.close()
+            self._telemetry = None
         if self._nvml is not None:
             self._nvml.close()
             self._nvml = None

@@ -89,6 +89,7 @@ class GputuiApp(App[None], DialogActions):
         record: str | None = None,
         jobs_opener: Callable[[], JobBackend] | None = None,
         hidden_columns: tuple[str, ...] = (),
+        idle_radar: tuple[int | None, float | None] = (None, None),
     ) -> None:
         self.user_themes = list(user_themes or [])
         self.theme_names = [*THEMES, *(t.name for t in self.user_themes)]
@@ -114,7 +115,8 @@ class GputuiApp(App[None], DialogActions):
             has_queue=lambda: self.jobs.service is not None,
         )
         self.replay = self.feed.replay
-        self.state = DashboardState(source.description, self.replay)
+        self.state = DashboardState(source.description, self.replay, idle_radar)
+        self.feed.prime_radar = self.state.primed_radar
         self.replay_controls = ReplayController(self.feed, self.state)
         self.replay_keys = ReplayKeys(self, self.replay_controls, self.feed, self.jobs, self.apply_snapshot)
         self.job_keys = JobKeys(
@@ -200,6 +202,8 @@ class GputuiApp(App[None], DialogActions):
 
     def first_frame_drawn(self) -> None:
         self.open_jobs_later()
+        if self.replay is not None and self.replay.time > self.replay.start_time:
+            self.replay_keys.refill()  # opened part-way (at the queue's clock): what came before, as after a jump
         if os.environ.get(EXIT_AFTER_FIRST_FRAME) == "1":
             self.exit(message=f"gputui: first complete frame at monotonic {time.monotonic():.6f}")
             return
@@ -241,6 +245,7 @@ class GputuiApp(App[None], DialogActions):
         elif isinstance(result, HistoryRead):
             if result.generation == self.feed.generation:
                 self.state.history.replace(result.rings, result.latest)
+                self.state.take_radar(result.radar)
                 self.refresh_view()
             return
         else:

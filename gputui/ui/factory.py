@@ -28,13 +28,15 @@ def create_app(
     record: str | None = None,
     jobs_opener: Callable[[], JobBackend] | None = None,
     hidden_columns: tuple[str, ...] = (),
+    idle_radar: tuple[int | None, float | None] = (None, None),
 ) -> GputuiApp:
     """Build the dashboard for ``source``; raises GputuiError (e.g. an unknown theme) before anything starts.
 
     User themes are read from ``themes_path`` (default: $XDG_CONFIG_HOME/gputui/themes); a broken
     file is reported when the app starts and skipped. ``jobs_opener`` opens
     the job service after the first frame (instead of ``jobs_service``, open before); call the app's
-    ``close_jobs()`` after it has run. ``hidden_columns``: overview columns the user left out (config file).
+    ``close_jobs()`` after it has run. ``hidden_columns``: overview columns the user left out (config file);
+    ``idle_radar``: the idle radar's threshold (per cent) and window (seconds), None for the defaults ([idle]).
     """
     from pathlib import Path
 
@@ -57,6 +59,7 @@ def create_app(
             record=record,
             jobs_opener=jobs_opener,
             hidden_columns=hidden_columns,
+            idle_radar=idle_radar,
         )
     except GputuiError as e:
         if problems:

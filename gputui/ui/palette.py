@@ -23,6 +23,7 @@ _FALLBACKS = {
     "badge-mig": "accent",
     "badge-mps": "primary",
     "free": "success",
+    "idle": "warning",
     "footer-key-foreground": "accent",
 }
 
@@ -57,6 +58,7 @@ class Palette:
     mig: Style
     mps: Style
     free: Style
+    idle: Style  # a unit held by a job and idle (the idle radar)
     text: Style
     muted: Style
     accent: Style
@@ -90,6 +92,7 @@ class Palette:
             mig=Style(color=c("badge-mig"), bold=True),
             mps=Style(color=c("badge-mps"), bold=True),
             free=Style(color=c("free")),
+            idle=Style(color=c("idle"), bold=True, reverse=True),
             text=Style(color=c("foreground")),
             muted=Style(color=c("na")),
             accent=Style(color=c("accent"), bold=True),

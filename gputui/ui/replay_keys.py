@@ -46,7 +46,11 @@ class ReplayKeys:
             self.apply(move.snapshot)
             self.feed.schedule()
         if move.refill:
-            self.app.run_worker(self._read_history, thread=True, exclusive=True, exit_on_error=False, group="history")
+            self.refill()
+
+    def refill(self) -> None:
+        """Read the minutes before the replay's position (the history, the idle radar) in a thread."""
+        self.app.run_worker(self._read_history, thread=True, exclusive=True, exit_on_error=False, group="history")
 
     def _read_history(self) -> None:
         self.app.post_message(Fed(self.feed.read_history()))

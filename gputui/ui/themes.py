@@ -37,6 +37,7 @@ GPUTUI_DARK = Theme(
         "badge-mig": "#B78CF2",
         "badge-mps": "#3FB6C6",
         "free": "#7FB77E",
+        "idle": "#F08A4B",
         "footer-key-foreground": "#E0A84A",
     },
 )
@@ -64,6 +65,7 @@ GPUTUI_LIGHT = Theme(
         "badge-mig": "#6A3FB5",
         "badge-mps": "#00838F",
         "free": "#2E7D32",
+        "idle": "#C2410C",
     },
 )
 
@@ -94,6 +96,7 @@ GPUTUI_CONTRAST = Theme(
         "badge-mig": "#CC79A7",
         "badge-mps": "#F0E442",
         "free": "#FFFFFF",
+        "idle": "#E69F00",
         "footer-key-foreground": "#F0E442",
     },
 )

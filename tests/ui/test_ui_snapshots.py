@@ -36,6 +36,7 @@ VIEWS: dict[str, tuple[str, ...]] = {
     "mps": (*THREE_MINUTES_IN, *NODE04_GPU0, "2"),
     "history": (*THREE_MINUTES_IN, *NODE03_GPU0, "3"),
     "jobs": (*THREE_MINUTES_IN, "4", "down"),  # the MIG job's detail
+    "idle": (*THREE_MINUTES_IN, "5"),  # nothing idle three minutes in; the MIG instances have no reading
     "help": ("question_mark",),
     "submit": (*THREE_MINUTES_IN, "4", "s", *"train", "tab", "tab", "2"),
 }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 import pytest
@@ -73,3 +74,36 @@ def test_the_configured_source_is_what_commands_open(tmp_path: Path, monkeypatch
     assert main(["snapshot", "demo", "--node", "node01"]) == 0
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "source: expected str; ignoring the file" in err
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('[idle]\nthreshold = 10\nwindow = "30m"\n', (10, 1800.0)),
+        ("[idle]\nwindow = 90\n", (None, 90.0)),
+        ("[idle]\nthreshold = 0\n", "idle.threshold: expected a whole per cent from 1 to 100"),
+        ('[idle]\nwindow = "soon"\n', "idle.window: 'soon' is not a duration"),
+        ("[idle]\nspan = 3\n", "idle: unknown key 'span'"),
+    ],
+)
+def test_the_idle_radar_settings(tmp_path: Path, text: str, expected: object) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(text)
+    config, problem = load_config(path)
+    if isinstance(expected, tuple):
+        assert problem is None and (config.idle_threshold, config.idle_window_s) == expected
+    else:
+        assert config == Config() and problem is not None and str(expected) in problem
+
+
+def test_gputui_idle_takes_the_configured_radar(tmp_path: Path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    from conftest import FIXTURES
+
+    (tmp_path / "gputui").mkdir()
+    (tmp_path / "gputui" / "config.toml").write_text('[idle]\nthreshold = 2\nwindow = "12m"\n')
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    assert main(["idle", str(FIXTURES / "recording" / "idle-held.gtrec"), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["threshold_percent"], data["window_s"]) == (2, 720.0)
+    assert main(["idle", str(FIXTURES / "recording" / "idle-held.gtrec"), "--json", "--window", "5m"]) == 0
+    assert json.loads(capsys.readouterr().out)["window_s"] == 300.0  # the command line wins

@@ -37,6 +37,9 @@ class Job:
     failed_stamp: int = -1  # release stamp when it last did not fit; while unchanged, it still does not fit
     blocked_on: tuple | None = None  # (release stamp, head reservation) when backfill last refused it
     end_reason: str | None = None  # why it ended, when not by itself (an MPS daemon restart)
+    #: why it waits when it does not fit ("Resources", or "ReqNodeNotAvail" for a required node or device that is
+    #: gone); "" until first asked. It depends only on ``ask`` and the state's lost GPUs, fixed until a refresh.
+    fail_reason: str = ""
 
     @property
     def sort_key(self) -> tuple[int, int]:

@@ -96,8 +96,7 @@ def apply(state: ClusterState, alloc: Allocation, job: int) -> None:
             node.exclusive = job
             touched = node.gpus
             state._refresh_idle(node)
-        for g in touched:
-            state.touch(g)
+        state.touch_all(node, touched)
 
 
 def release(state: ClusterState, alloc: Allocation, job: int, count: bool = True) -> None:
@@ -136,8 +135,6 @@ def release(state: ClusterState, alloc: Allocation, job: int, count: bool = True
             assert node.exclusive == job
             node.exclusive = None
             state._refresh_idle(node)
-            for g in node.gpus:
-                state.touch(g)
+            state.touch_all(node, node.gpus)
         else:
-            for gr in ng.gpus:
-                state.touch(node.by_index[gr.index])
+            state.touch_all(node, [node.by_index[gr.index] for gr in ng.gpus])

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Collection
+from operator import attrgetter
 
 from gputui.core.model import ClusterSnapshot
 from gputui.core.scheduler import ledger
@@ -25,6 +26,9 @@ from gputui.core.scheduler.request import JobRequest
 from gputui.core.scheduler.reservation import reserve
 from gputui.core.scheduler.state import ClusterState
 from gputui.core.scheduler.validate import StaticCapacity, check
+
+#: Job.sort_key read in C, not through a lambda's frame, at every comparison of the insort
+_SORT_KEY = attrgetter("sort_key")
 
 
 class Scheduler:
@@ -63,7 +67,7 @@ class Scheduler:
         shape = self._shapes.setdefault(request.shape, len(self._shapes))
         job = Job(job_id, request, prepare(self.state, request), now, self._seq, limit, shape=shape)
         self.jobs[job_id] = job
-        bisect.insort(self.pending, job, key=lambda j: j.sort_key)
+        bisect.insort(self.pending, job, key=_SORT_KEY)
         return job
 
     # -- the scheduling pass --------------------------------------------------------------------
@@ -123,32 +127,39 @@ class Scheduler:
         return tuple(out)
 
     def _fail_reason(self, job: Job) -> str:
+        """Why ``job`` waits when it does not fit; worked out once per ask (lost GPUs change only on a refresh,
+        which prepares a new ask): the pass asks it of every waiting job behind the head."""
+        if job.fail_reason:
+            return job.fail_reason
+        reason = "Resources"
         for node in job.ask.required:
             if all(g.lost for g in node.gpus):
-                return "ReqNodeNotAvail"
+                reason = "ReqNodeNotAvail"
         if job.request.kind == "device":
             node = job.ask.required[0]
             if any(node.by_index[i].lost for i in job.request.gpu_ids):
-                return "ReqNodeNotAvail"
-        return "Resources"
+                reason = "ReqNodeNotAvail"
+        job.fail_reason = reason
+        return reason
 
     def _wait_behind(self, job: Job) -> None:
         """A job after the first waiting one, which does not fit now: Priority, as Slurm says while a
         higher-priority job waits in the queue (its main pass stops at that job), unless a node it requires is
         gone."""
-        reason = self._fail_reason(job)
+        reason = job.fail_reason or self._fail_reason(job)
         job.reason = "Priority" if reason == "Resources" else reason
         job.blocked_by = None
 
     def _stamp(self, job: Job) -> int:
         """Releases that could matter to ``job``: on its own nodes when it may use no others, else anywhere."""
-        req = job.request
-        if job.ask.required and (req.kind == "device" or req.node_count == len(req.nodelist)):
-            return sum(n.releases for n in job.ask.required)
-        return self.state.releases
+        ask = job.ask
+        if not ask.local:
+            return self.state.releases
+        required = ask.required
+        return required[0].releases if len(required) == 1 else sum(n.releases for n in required)
 
-    def _find(self, job: Job) -> Allocation | None:
-        stamp = self._stamp(job)
+    def _find(self, job: Job, stamp: int) -> Allocation | None:
+        """An allocation for ``job`` now, or None; ``stamp`` is :meth:`_stamp`'s, which the pass has at hand."""
         if job.failed_stamp == stamp:
             return None  # nothing was freed where it could go since it last did not fit
         alloc = find_allocation(self.state, job.ask, self.policy)
@@ -166,14 +177,16 @@ class Scheduler:
         tried = 0
         started: list[Job] = []
         ahead_started = False  # a job started ahead of the head: its reservation must be recomputed
+        depth, state = self.config.backfill_depth, self.state
         for job in self.pending:
-            dep = self._dependency(job)
-            if dep is not None:
-                job.reason = dep
-                continue
+            if job.request.dependencies:
+                dep = self._dependency(job)
+                if dep is not None:
+                    job.reason = dep
+                    continue
             shape = job.shape
             if head is None:
-                alloc = None if shape in failed_shapes else self._find(job)
+                alloc = None if shape in failed_shapes else self._find(job, self._stamp(job))
                 if alloc is not None:
                     decisions.append(self._start(job, alloc, now, False))
                     started.append(job)
@@ -188,15 +201,17 @@ class Scheduler:
                     break
                 continue
             tried += 1
-            if tried > self.config.backfill_depth:
+            if tried > depth:
                 break  # Slurm's bf_max_job_test: the rest keep the reason of their last look
-            if shape in failed_shapes:
-                self._wait_behind(job)
+            if shape in failed_shapes:  # _wait_behind, inlined: most jobs behind the head end here
+                r = job.fail_reason or self._fail_reason(job)
+                job.reason, job.blocked_by = ("Priority" if r == "Resources" else r), None
                 continue
+            stamp = self._stamp(job) if job.ask.local else state.releases  # _stamp, without the call
             b = job.blocked_on
-            if b is not None and b[1] is head.reservation and b[0] == self._stamp(job):
+            if b is not None and b[1] is head.reservation and b[0] == stamp:
                 continue  # refused against this very reservation, and nothing was freed since
-            alloc = self._find(job)
+            alloc = None if job.failed_stamp == stamp else self._find(job, stamp)
             if alloc is None:
                 failed_shapes.add(shape)
                 self._wait_behind(job)
@@ -210,7 +225,7 @@ class Scheduler:
                 started.append(job)
             else:
                 job.reason, job.blocked_by = "Priority", head.id
-                job.blocked_on = (self._stamp(job), head.reservation)
+                job.blocked_on = (stamp, head.reservation)
         if head is not None and not self.config.backfill:
             for job in self.pending:
                 if (
@@ -316,6 +331,7 @@ class Scheduler:
         for job in self.jobs.values():
             if job.state == PENDING:
                 job.ask = prepare(new, job.request)
+                job.fail_reason = ""
                 job.reservation = None
                 job.failed_stamp = -1
                 job.reason = "None"

@@ -32,6 +32,8 @@ MEM = "mem"
 MEM_STEP = 8192
 #: The "cpu" index counts free CPUs whole (CPUs are kept in thousandths), rounded up.
 CPU_STEP = 1000
+#: The indexes with many counts (CPUs, memory steps), which keep every node with a count in bucket 0.
+_HOST_KEYS = frozenset((CPU, MEM))
 
 
 def in_steps(amount: int, step: int) -> int:
@@ -89,12 +91,12 @@ class ClusterState:
         if cpu_milli and node.cpus is not None:
             old = node.cpu_free
             node.cpu_free = new = old - sign * cpu_milli
-            if CPU in self.share_keys and (d := in_steps(new, CPU_STEP) - in_steps(old, CPU_STEP)):
+            if CPU in self.share_keys and (d := (-(-new // CPU_STEP)) - (-(-old // CPU_STEP))):  # in_steps
                 self._add(node, CPU, d)
         if mem and node.mem is not None:
             old = node.mem_free
             node.mem_free = new = old - sign * mem
-            if MEM in self.share_keys and (d := in_steps(new, MEM_STEP) - in_steps(old, MEM_STEP)):
+            if MEM in self.share_keys and (d := (-(-new // MEM_STEP)) - (-(-old // MEM_STEP))):
                 self._add(node, MEM, d)
         node.jobs += sign
         if node.jobs == (sign > 0):  # idleness can only change on the first job in or the last one out
@@ -159,40 +161,45 @@ class ClusterState:
 
     def best_of(self, g: GpuUnit) -> tuple[int, int, int]:
         """What ``g`` offers to the node's best-of keys now: (MPS room under 100 %, free shards, free thousandths)."""
-        room = self.mps_room(g)
+        room = max(0, 100 - g.mps_pct) if MPS in g.contrib else 0  # mps_room, inlined
         if g.lost or g.busy or g.mig or g.holder is not None or g.node.exclusive is not None:
             return (room, 0, 0)
         if g.mps_jobs or g.foreign_clients:
             return (room, 0, 0)
         shards = g.shards - g.shards_used if (g.shards and not g.milli_used and SHARD in self.share_keys) else 0
-        milli = in_steps(1000 - g.milli_used, MILLI_STEP) if (not g.shards_used and MILLI in self.share_keys) else 0
+        milli = -(-(1000 - g.milli_used) // MILLI_STEP) if (not g.shards_used and MILLI in self.share_keys) else 0
         return (room, shards, milli)
 
-    def _refresh_best(self, node: NodeState) -> None:
+    def _move_best(self, g: GpuUnit, b: tuple[int, int, int]) -> None:
+        """Set ``g.best`` to ``b`` and its node's best-of counts to the new maxima; the node's GPUs are looked at
+        (once, for all three) only where ``g`` held a maximum that went down."""
+        was, g.best = g.best, b
+        node = g.node
         counts = node.counts
-        room = shards = milli = 0
-        for x in node.gpus:
-            r, sh, mi = x.best
-            if r > room:
-                room = r
-            if sh > shards:
-                shards = sh
-            if mi > milli:
-                milli = mi
-        for key, n in ((MPS_ROOM, room), (SHARD, shards), (MILLI, milli)):
-            o = counts.get(key, 0)
-            if o != n:
-                self._add(node, key, n - o)
-
-    def _refresh_room(self, node: NodeState) -> None:
-        room = 0
-        for x in node.gpus:
-            r = x.best[0]
-            if r > room:
-                room = r
-        o = node.counts.get(MPS_ROOM, 0)
-        if o != room:
-            self._add(node, MPS_ROOM, room - o)
+        again = False
+        for slot, key in ((0, MPS_ROOM), (1, SHARD), (2, MILLI)):
+            new, old = b[slot], was[slot]
+            if new == old:
+                continue
+            cur = counts.get(key, 0)
+            if new > cur:
+                self._add(node, key, new - cur)
+            elif old == cur:  # it went down from the node's maximum
+                again = True
+        if again:
+            room = shards = milli = 0
+            for x in node.gpus:
+                r, sh, mi = x.best
+                if r > room:
+                    room = r
+                if sh > shards:
+                    shards = sh
+                if mi > milli:
+                    milli = mi
+            for key, top in ((MPS_ROOM, room), (SHARD, shards), (MILLI, milli)):
+                cur = counts.get(key, 0)
+                if top != cur:
+                    self._add(node, key, top - cur)
 
     def index_share(self, key: str) -> None:
         """Start indexing free CPUs, shards or thousandths (done once, when a request of that kind first comes)."""
@@ -216,7 +223,10 @@ class ClusterState:
     def is_pristine(g: GpuUnit) -> bool:
         if g.lost or g.busy or g.holder is not None or g.mps_jobs or g.foreign_clients or g.shards_used or g.milli_used:
             return False
-        return all(s.holder is None and not s.busy and not s.created for s in g.instances)
+        for s in g.instances:  # noqa: SIM110 (a loop, not all() over a generator: this runs on every change)
+            if s.holder is not None or s.busy or s.created:
+                return False
+        return True
 
     def _add(self, node: NodeState, key: str, delta: int) -> None:
         old = node.counts.get(key, 0)
@@ -224,14 +234,19 @@ class ClusterState:
         b = self.buckets.get(key)
         if b is None:
             b = self.buckets[key] = [0]
+        bit = node.bit
         if old:
-            b[old] ^= node.bit
+            b[old] ^= bit
+        elif key in _HOST_KEYS:
+            b[0] |= bit  # bucket 0 of the CPU and memory indexes holds every node with a count (at_least_mask)
         if new:
             while len(b) <= new:
                 b.append(0)
-            b[new] |= node.bit
+            b[new] |= bit
             node.counts[key] = new
         else:
+            if key in _HOST_KEYS:
+                b[0] ^= bit
             node.counts.pop(key, None)
         self.totals[key] = self.totals.get(key, 0) + delta
 
@@ -249,16 +264,40 @@ class ClusterState:
                 if k not in old:
                     self._add(node, k, v)
             g.contrib = new
+        self._touch_rest(g)
+
+    def touch_all(self, node: NodeState, gpus: list[GpuUnit]) -> None:
+        """:meth:`touch` for several GPUs of ``node`` that changed together, each index count moved once."""
+        if len(gpus) == 1:
+            self.touch(gpus[0])
+            return
+        deltas: dict[str, int] = {}
+        for g in gpus:
+            new = self.contribution(g)
+            old = g.contrib
+            if new != old:
+                for k, v in old.items():
+                    deltas[k] = deltas.get(k, 0) + new.get(k, 0) - v
+                for k, v in new.items():
+                    if k not in old:
+                        deltas[k] = deltas.get(k, 0) + v
+                g.contrib = new
+        for k, d in deltas.items():
+            if d:
+                self._add(node, k, d)
+        for g in gpus:
+            self._touch_rest(g)
+
+    def _touch_rest(self, g: GpuUnit) -> None:
+        """The best-of keys and idleness after ``g`` changed (its contribution is already current)."""
         if self.gpu_shares:
             b = self.best_of(g)
             if b != g.best:
-                g.best = b
-                self._refresh_best(g.node)
+                self._move_best(g, b)
         elif g.mps_on:  # the usual case: only the MPS room can change
             room = self.mps_room(g)
             if room != g.best[0]:
-                g.best = (room, 0, 0)
-                self._refresh_room(g.node)
+                self._move_best(g, (room, 0, 0))
         p = self.is_pristine(g)
         if p != g.pristine:
             g.pristine = p
@@ -286,9 +325,6 @@ class ClusterState:
                     self.touch(g)
 
     # -- queries --------------------------------------------------------------------------------
-    def count(self, node: NodeState, key: str) -> int:
-        return node.counts.get(key, 0)
-
     def top(self, key: str) -> int:
         """The largest count any node has for ``key`` (0 when none)."""
         b = self.buckets.get(key)
@@ -306,17 +342,28 @@ class ClusterState:
         if not b:
             return
         rng = range(max(1, at_least), len(b)) if ascending else range(len(b) - 1, max(1, at_least) - 1, -1)
+        if allowed is self.all_mask:  # every node: no AND of two cluster-wide masks per bucket
+            for c in rng:
+                if m := b[c]:
+                    yield m
+            return
         for c in rng:
             if m := b[c] & allowed:
                 yield m
 
     def at_least_mask(self, key: str, count: int) -> int:
         """Nodes whose count for ``key`` is at least ``count``."""
-        m = 0
         b = self.buckets.get(key)
-        if b:
-            for c in range(max(1, count), len(b)):
+        if not b:
+            return 0
+        low, top = max(1, count), len(b)
+        m = 0
+        if key in _HOST_KEYS and low - 1 < top - low:  # fewer below: every node with a count, less those below
+            for c in range(1, low):
                 m |= b[c]
+            return b[0] & ~m
+        for c in range(low, top):
+            m |= b[c]
         return m
 
     def host_mask(self, cpu_milli: int, mem: int) -> int:
@@ -337,59 +384,15 @@ class ClusterState:
                 m |= node.bit
         return m
 
-    # -- checks for tests and audits --------------------------------------------------------------
+    # -- checks for tests and audits (in :mod:`state_checks`) ------------------------------------
     def fingerprint(self) -> tuple:
         """Everything that decides future placements, as plain data: equal fingerprints place alike."""
-        gpus = tuple(
-            (n.name, g.index, g.holder, g.busy, tuple(sorted(g.mps_jobs.items())), g.mps_pct, g.mps_mem,
-             g.mps_clients, tuple(sorted((s.gi_id or 0, s.name or "", s.mask, s.holder or 0, s.busy, s.created)
-                                       for s in g.instances)),
-             g.shards_used, g.milli_used)
-            for n in self.nodes for g in n.gpus
-        )  # fmt: skip
-        buckets = tuple(sorted((k, tuple(v).__repr__()) for k, v in self.buckets.items() if any(v)))
-        totals = tuple(sorted((k, v) for k, v in self.totals.items() if v))
-        excl = tuple(n.exclusive for n in self.nodes)
-        host = tuple((n.cpu_free, n.mem_free, n.jobs) for n in self.nodes)
-        return gpus, buckets, totals, self.idle_mask, excl, host
+        from gputui.core.scheduler.state_checks import fingerprint
+
+        return fingerprint(self)
 
     def audit(self) -> None:
         """Recompute every index from scratch and raise AssertionError where the kept ones differ."""
-        counts: dict[str, dict[int, int]] = {}
-        idle = 0
-        for n in self.nodes:
-            unpristine = 0
-            best = [0, 0, 0]
-            for g in n.gpus:
-                contrib = self.contribution(g)
-                assert contrib == g.contrib, f"{n.name} GPU {g.index}: contribution {g.contrib} != {contrib}"
-                for k, v in contrib.items():
-                    counts.setdefault(k, {})[n.idx] = counts.setdefault(k, {}).get(n.idx, 0) + v
-                unpristine += not self.is_pristine(g)
-                b = self.best_of(g)
-                assert b == g.best, f"{n.name} GPU {g.index}: best-of {g.best} != {b}"
-                best = [max(x, y) for x, y in zip(best, b, strict=True)]
-            for k, v in zip((MPS_ROOM, SHARD, MILLI), best, strict=True):
-                if v:
-                    counts.setdefault(k, {})[n.idx] = v
-            if n.cpus is not None:
-                assert 0 <= n.cpu_free <= n.cpu_milli, f"{n.name}: {n.cpu_free} of {n.cpu_milli} milli-CPUs free"
-                if n.cpu_free and CPU in self.share_keys:
-                    counts.setdefault(CPU, {})[n.idx] = in_steps(n.cpu_free, CPU_STEP)
-            if n.mem is not None:
-                assert 0 <= n.mem_free <= n.mem, f"{n.name}: {n.mem_free} of {n.mem} MiB free"
-                if n.mem_free and MEM in self.share_keys:
-                    counts.setdefault(MEM, {})[n.idx] = in_steps(n.mem_free, MEM_STEP)
-            assert unpristine == n.unpristine, f"{n.name}: unpristine {n.unpristine} != {unpristine}"
-            if unpristine == 0 and n.exclusive is None and n.jobs == 0 and (n.gpus or n.cpus is not None):
-                idle |= n.bit
-        assert idle == self.idle_mask, "idle mask out of date"
-        for k, bucket in self.buckets.items():
-            per = counts.get(k, {})
-            for c in range(1, len(bucket)):
-                want = 0
-                for idx, v in per.items():
-                    if v == c:
-                        want |= 1 << idx
-                assert bucket[c] == want, f"bucket {k}[{c}] out of date"
-            assert self.totals.get(k, 0) == sum(per.values()), f"total {k} out of date"
+        from gputui.core.scheduler.state_checks import audit
+
+        audit(self)

@@ -47,7 +47,7 @@ class Engine:
         self.skey = [(nf[0], nf[2], nf[3], nf[4]) for nf in self.nodes]
         self.sgpus = [tuple(sorted(nf[2])) for nf in self.nodes]
         self.changes: list[int] = []
-        self._index: dict[PodShape, _ShapeIndex] = {}
+        self._index: dict[tuple, _ShapeIndex] = {}
         self._memo: dict[tuple, dict[tuple, tuple[int, tuple[int, ...]]]] = {}
         self._intn = intn
         self.measure = measure
@@ -57,19 +57,33 @@ class Engine:
 
     # -- choosing -----------------------------------------------------------------------------------
     def _refresh(self, pod: PodShape) -> _ShapeIndex:
-        idx = self._index.get(pod)
+        # scored policies: one index per shape without memory (no score reads it; :meth:`choose` checks it), so
+        # pods that differ in memory only share their heap; a randomised policy draws among the nodes that fit
+        # exactly, memory included
+        randomised = self.policy.randomised
+        key: tuple = pod if randomised else (pod.cpu_milli, pod.num_gpu, pod.gpu_milli, pod.gpu_spec)
+        idx = self._index.get(key)
         if idx is None:
-            idx = self._index[pod] = _ShapeIndex()
+            idx = self._index[key] = _ShapeIndex()
         if idx.seen < 0:
             todo: list[int] | set[int] = list(range(len(self.nodes)))
         else:
             todo = set(self.changes[idx.seen :])
         idx.seen = len(self.changes)
         nodes = self.nodes
-        if self.policy.randomised:
+        cpu, mem, k = pod.cpu_milli, pod.mem_mib, pod.num_gpu
+        per = pod.gpu_milli if pod.share else 1000
+        gpu = k > 0 and pod.gpu_milli > 0
+        spec = pod.gpu_spec if gpu else None
+        skey, sgpus = self.skey, self.sgpus
+        if randomised:
             feas = idx.feasible
             for r in todo:
-                ok = self._fits(r, pod)
+                nf = nodes[r]  # shapes.fits, inlined
+                ok = nf[0] >= cpu and nf[1] >= mem
+                if ok and gpu:
+                    sg = sgpus[r]
+                    ok = (not spec or nf[3] in spec) and len(sg) - bisect_left(sg, per) >= k
                 i = bisect_left(feas, r)
                 there = i < len(feas) and feas[i] == r
                 if ok and not there:
@@ -77,7 +91,6 @@ class Engine:
                 elif there and not ok:
                     del feas[i]
             return idx
-        key = (pod.cpu_milli, pod.num_gpu, pod.gpu_milli, pod.gpu_spec)
         memo = self._memo.get(key)
         if memo is None:
             memo = self._memo[key] = {}
@@ -85,15 +98,10 @@ class Engine:
         ver = self.ver
         heap = idx.heap
         fresh = []
-        cpu, mem, k = pod.cpu_milli, pod.mem_mib, pod.num_gpu
-        per = pod.gpu_milli if pod.share else 1000
-        gpu = k > 0 and pod.gpu_milli > 0
-        spec = pod.gpu_spec if gpu else None
-        skey, sgpus = self.skey, self.sgpus
         for r in todo:
             nf = nodes[r]
-            # shapes.fits, inlined: this loop is the simulator's hot path
-            if nf[0] < cpu or nf[1] < mem:
+            # shapes.fits without memory, inlined: this loop is the simulator's hot path
+            if nf[0] < cpu:
                 continue
             if gpu:
                 if spec and nf[3] not in spec:
@@ -114,18 +122,6 @@ class Engine:
                 heapq.heappush(heap, e)
         return idx
 
-    def _fits(self, r: int, pod: PodShape) -> bool:
-        """shapes.fits on node ``r``, with its sorted GPUs."""
-        nf = self.nodes[r]
-        if nf[0] < pod.cpu_milli or nf[1] < pod.mem_mib:
-            return False
-        if pod.num_gpu == 0 or pod.gpu_milli == 0:
-            return True
-        if pod.gpu_spec and nf[3] not in pod.gpu_spec:
-            return False
-        sg = self.sgpus[r]
-        return len(sg) - bisect_left(sg, pod.gpu_milli if pod.share else 1000) >= pod.num_gpu
-
     def choose(self, pod: PodShape) -> tuple[int, tuple[int, ...]] | None:
         """(rank, GPUs) where ``pod`` goes now, or None when no node can take it."""
         idx = self._refresh(pod)
@@ -136,13 +132,22 @@ class Engine:
             intn = self._intn
             r = feas[intn(len(feas))] if len(feas) > 1 and intn else feas[0]
             return r, random_gpu(self.nodes[r], pod, intn) if intn else self.policy.evaluate(self.nodes[r], pod)[1]
-        heap, ver = idx.heap, self.ver
+        heap, ver, nodes, mem = idx.heap, self.ver, self.nodes, pod.mem_mib
+        short: list[tuple[int, int, int, tuple[int, ...]]] = []  # current entries whose node lacks the memory
+        got = None
         while heap:
-            _, r, v, gpus = heap[0]
-            if v == ver[r]:
-                return r, gpus
-            heapq.heappop(heap)
-        return None
+            e = heap[0]
+            r = e[1]
+            if e[2] != ver[r]:
+                heapq.heappop(heap)  # the node changed since: a newer entry stands for it
+            elif nodes[r][1] < mem:
+                short.append(heapq.heappop(heap))
+            else:
+                got = r, e[3]
+                break
+        for e in short:
+            heapq.heappush(heap, e)
+        return got
 
     # -- changing -----------------------------------------------------------------------------------
     def _set(self, r: int, nf: NodeFree) -> None:

@@ -1,7 +1,8 @@
 """Replays of real workloads: jobs arrive and leave on their recorded timeline, placed by a trace policy.
 
 A job arrives at its ``creation_time`` and runs for ``deletion_time - creation_time`` seconds from when it starts
-(to the end of the timeline if it has no deletion time). A job that fits nowhere waits; whenever jobs end, the
+(its ``run_s`` where the source knows it apart: a job store's end - start; to the end of the timeline if neither is
+known). A job that fits nowhere waits; whenever jobs end, the
 waiting ones are tried again, oldest first, each one that fits starts (first-fit backfill; within one request
 shape strictly in arrival order, and once a shape does not fit in a pass its later jobs are not tried). The
 timeline ends at the last recorded time; jobs still waiting then never started, running ones are cut there.
@@ -34,9 +35,17 @@ class ReplayResult:
     gpu_hours_idle: float
     mean_frag_pct: float  # FGD's fragmentation, % of the cluster's GPUs, averaged over time
     span_s: int
+    #: (seconds from the start, GPU allocated %, GPU fragmented %) at up to :data:`POINTS` moments, evenly spaced
+    timeline: tuple[tuple[int, float, float], ...] = ()
 
     def as_json(self) -> dict:
-        return {k: getattr(self, k) for k in self.__slots__}
+        out = {k: getattr(self, k) for k in self.__slots__}
+        out["timeline"] = [list(p) for p in self.timeline]
+        return out
+
+
+#: How many moments of the timeline a result keeps (for the plot and JSON).
+POINTS = 200
 
 
 def percentile(values: list[float], pct: float) -> float:
@@ -72,13 +81,22 @@ def replay(pods: list[TracePod], nodes: list[TraceNode], policy: str, seed: int 
         if got is None:
             return False
         created = pod.created or t
-        run = (pod.deleted - created) if pod.deleted is not None else end - t
+        run = pod.run_s if pod.run_s is not None else (pod.deleted - created) if pod.deleted is not None else end - t
         heapq.heappush(ends, (t + max(0, run), j, got[0], got[1]))
         waits.append(t - created)
         return True
 
+    step = max(1, (end - start) // POINTS)
+    samples: list[tuple[int, float, float]] = []
+    scale = total_gpus * 10  # thousandths -> % of the cluster's GPUs
+
     def advance(t: int) -> None:
         nonlocal gpu_s, frag_s, now
+        # the state held from ``now`` to ``t``: sampled at each multiple of ``step`` in between
+        k = -(-(now - start) // step) * step + start
+        while k < t:
+            samples.append((k - start, round(engine.gpu_used / scale, 2), round(engine.frag_sum / scale, 2)))
+            k += step
         gpu_s += engine.gpu_used * (t - now)
         frag_s += engine.frag_sum * (t - now)
         now = t
@@ -115,4 +133,5 @@ def replay(pods: list[TracePod], nodes: list[TraceNode], policy: str, seed: int 
         policy, len(timed), len(waits), never, round(sum(waits) / len(waits), 1) if waits else 0.0,
         round(percentile(waits, 95), 1), round(gpu_s / 1000 / 3600, 1),
         round((total_gpus * 1000 * span - gpu_s) / 1000 / 3600, 1), round(frag_s / span / total_gpus / 10, 2), span,
+        tuple(samples),
     )  # fmt: skip

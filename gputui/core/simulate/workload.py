@@ -35,6 +35,7 @@ class TracePod:
     shape: PodShape
     created: int | None = None
     deleted: int | None = None
+    run_s: int | None = None  # how long it runs once started, where that is known apart from its times (job stores)
 
 
 NODE_COLUMNS = ("cpu_milli", "memory_mib", "gpu", "model")

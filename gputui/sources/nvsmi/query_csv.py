@@ -311,3 +311,29 @@ def _convert(cache: dict[str, Any], convert: Callable[[str], Any], raw: str) -> 
 def _priority(name: str) -> int:
     order = list(COLUMNS)
     return order.index(name) if name in COLUMNS else len(order)
+
+
+class CsvPolls:
+    """A live `--query-gpu ... --format=csv,noheader` stream read one poll at a time (the SSH source's values):
+    the column caches and the snapshots of unchanged GPUs carry over from poll to poll."""
+
+    def __init__(self, fields: list[str], label: str) -> None:
+        self.names = [field_name(f) for f in fields]
+        self._reader = _RowReader(self.names, label)
+        self.label = label
+
+    def poll(self, lines: list[str]) -> list[GpuSnapshot]:
+        """The GPUs of one poll's rows; SourceError when a row is no such row."""
+        try:
+            rows = [r for r in csv.reader(lines, skipinitialspace=True) if r]
+        except csv.Error as e:
+            raise SourceError(f"{self.label}: not a readable CSV ({e})") from None
+        reader = self._reader
+        for row in rows:
+            if len(row) != len(self.names):
+                raise SourceError(f"{self.label}: a row with {len(row)} columns, expected {len(self.names)}")
+            reader.add(row)
+        reader.flush()
+        gpus = [g for _, frame in reader.frames for g in frame]
+        reader.frames.clear()
+        return gpus

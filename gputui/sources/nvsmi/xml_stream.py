@@ -218,3 +218,16 @@ def _finish(doc: _Document, warnings: list[str], last: bool) -> Node | None:
     else:
         warnings.append(f"{doc.label}: damaged XML document skipped ({doc.error})")
     return None
+
+
+def parse_xml_document(data: bytes, label: str) -> Node:
+    """The tree of one whole `nvidia-smi -q -x` document received in memory (from a pipe, another machine), under
+    the same refusals and bounds as a file; SourceError naming ``label`` when it is not one complete document."""
+    doc = _Document(label, 0)
+    try:
+        doc.feed(data, final=True)
+    finally:
+        doc.close()
+    if doc.complete and doc.root is not None and doc.error is None:
+        return doc.root
+    raise SourceError(f"{label}: not a complete nvidia-smi XML document ({doc.error or 'cut off'})")

@@ -33,10 +33,17 @@ def _jobs(shell: Shell) -> Screen[None]:
     return JobsScreen(shell)
 
 
+def _idle(shell: Shell) -> Screen[None]:
+    from gputui.ui.screens.idle_screen import IdleScreen
+
+    return IdleScreen(shell)
+
+
 #: view name -> the factory of its screen, the overview first
 VIEW_SCREENS: dict[str, Callable[[Shell], Screen[None]]] = {
     "overview": _overview,
     "detail": _detail,
     "history": _history,
     "jobs": _jobs,
+    "idle": _idle,
 }

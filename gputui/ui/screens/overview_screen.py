@@ -44,9 +44,15 @@ class OverviewScreen(ViewScreen):
     def refresh_view(self) -> None:
         app = self.gputui
         table = self._table
-        if table.gpu_filter.text != app.state.filter_text or table.jobs_by_gpu is not app.state.jobs_by_gpu:
-            table.jobs_by_gpu = app.state.jobs_by_gpu
-            table.gpu_filter = app.state.gpu_filter()
+        state = app.state
+        if (
+            table.gpu_filter.text != state.filter_text
+            or table.jobs_by_gpu is not state.jobs_by_gpu
+            or table.idle_by_gpu is not state.idle_by_gpu
+        ):
+            table.jobs_by_gpu = state.jobs_by_gpu
+            table.idle_by_gpu = state.idle_by_gpu
+            table.gpu_filter = state.gpu_filter()
         if app.state.snapshot is not None:
             table.show(app.state.snapshot)
         if app.state.selected_key is not None and app.state.selected_key != table.cursor_key:

@@ -41,6 +41,7 @@ VIEWS: dict[str, tuple[str, str]] = {
     "detail": ("2", "Detail"),
     "history": ("3", "History"),
     "jobs": ("4", "Jobs"),
+    "idle": ("5", "Idle"),
 }
 
 

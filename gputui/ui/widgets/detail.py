@@ -10,6 +10,8 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 
 from gputui.core.model import GpuSnapshot, NodeSnapshot
+from gputui.core.node_faults import fault_line
+from gputui.core.plain_text import sanitise
 from gputui.ui.palette import PLAIN, Palette
 from gputui.ui.render.direct_lines import KeptLines
 from gputui.ui.render.text_panel import TextPanel
@@ -116,6 +118,9 @@ def header_groups(node: NodeSnapshot, gpu: GpuSnapshot) -> list[HeaderGroup]:
     ]
     if node.state is not None or node.shares:
         groups.append((("node", node.state, node.shares), lambda p: _node_parts(node, p)))
+    if node.fault is not None:
+        line = sanitise(fault_line(node.fault))
+        groups.append((("fault", line), lambda p: [Text(f"✖ {line}; values N/A", style=p.lost)]))
     if gpu.lost:
         groups.append((("lost",), _lost_note))
         return groups
@@ -189,7 +194,7 @@ class GpuHeader(TextPanel):
 
 def _same_node(a: NodeSnapshot, b: NodeSnapshot) -> bool:
     """Equal in what the pane shows of the node (comparing the nodes would compare all their GPUs)."""
-    return a.name == b.name and a.state == b.state and a.shares == b.shares
+    return a.name == b.name and a.state == b.state and a.shares == b.shares and a.fault == b.fault
 
 
 class _InfoBox(KeptLines, VerticalScroll):

@@ -10,6 +10,8 @@ from rich.text import Text
 from textual import events
 
 from gputui.core.model import ClusterSnapshot, GpuSnapshot, NodeSnapshot
+from gputui.core.node_faults import fault_line
+from gputui.core.plain_text import sanitise
 from gputui.dashboard.gpu_filter import GpuFilter
 from gputui.dashboard.gpu_index import gpu_rows
 from gputui.dashboard.occupancy import holder_summary
@@ -245,6 +247,10 @@ def _sort_value(column: str, node: str, gpu: GpuSnapshot) -> object:
     return None
 
 
+#: the stand-in GPU of a node row without GPUs (a host that never answered); never in ``gpus_by_key``
+_NO_GPU = GpuSnapshot(index=-1)
+
+
 class OverviewTable(RowTable):
     """Every GPU of the cluster; ``show`` applies a snapshot without moving the cursor off its GPU."""
 
@@ -259,6 +265,7 @@ class OverviewTable(RowTable):
         self._makers: list[CellMaker] | None = None  # made again when the palette or the layout changes
         self._by_key: dict[str, tuple[NodeSnapshot, GpuSnapshot]] = {}
         self.jobs_by_gpu: Mapping[str, str] = {}  # 'node/index' -> 'job 42 train', from the jobs provider
+        self.idle_by_gpu: Mapping[str, str] = {}  # 'node/index' -> 'idle 14m', from the idle radar
 
     def gpus_by_key(self) -> dict[str, tuple[NodeSnapshot, GpuSnapshot]]:
         """The node and GPU behind each row of the last snapshot shown (filtered out ones included)."""
@@ -270,14 +277,27 @@ class OverviewTable(RowTable):
         self.invalidate()
 
     def row_cells(self, key: str, data: object) -> list[Text]:
-        node, gpu, job = cast(tuple[str, GpuSnapshot, str | None], data)
+        node, gpu, job, idle, fault = cast(tuple[str, GpuSnapshot, str | None, str | None, str | None], data)
         makers = self._makers
         if makers is None:
             makers = self._makers = cell_makers(self.columns, self._bars, self.palette)
-        return [make(node, gpu, job) for make in makers]
+        out = [make(node, gpu, job) for make in makers]
+        if fault is not None:  # the node's link is down: its state and reason where the holder would be
+            out[-1] = Text(fault, style=self.palette.lost, no_wrap=True, overflow="ellipsis")
+            if gpu.index < 0:
+                out[1] = Text("-", style=self.palette.muted, justify="right")
+        elif idle is not None and out:
+            # The holder column is the last: the idle mark leads it, so that it shows at any width.
+            if self.columns[-1][2] < 16:  # a narrow holder column: the mark without its duration
+                idle = idle.split(" ", 1)[0]
+            mark = Text(idle, style=self.palette.idle, no_wrap=True, overflow="ellipsis")
+            out[-1] = Text.assemble(mark, " ", out[-1], no_wrap=True, overflow="ellipsis")
+        return out
 
     def sort_value(self, column: str, data: object) -> object:
-        node, gpu, job = cast(tuple[str, GpuSnapshot, str | None], data)
+        node, gpu, job, _, fault = cast(tuple[str, GpuSnapshot, str | None, str | None, str | None], data)
+        if column == "holder" and fault is not None:
+            return fault
         if column == "holder" and job is not None:
             return job
         return _sort_value(column, node, gpu)
@@ -306,12 +326,18 @@ class OverviewTable(RowTable):
         by_key: dict[str, tuple[NodeSnapshot, GpuSnapshot]] = {}
         wanted = self.gpu_filter if self.gpu_filter else None
         job = self.jobs_by_gpu.get
+        idle = self.idle_by_gpu.get
+        faults = {n.name: sanitise(fault_line(n.fault)) for n in snap.nodes if n.fault is not None}
         for key, n, g in gpu_rows(snap):
             by_key[key] = (n, g)
             if wanted is not None and not wanted.matches(n.name, g):
                 continue
             # The node's name, not the node: a node compares unequal whenever any of its GPUs changed.
-            rows.append((key, (n.name, g, job(key))))
+            rows.append((key, (n.name, g, job(key), idle(key), faults.get(n.name) if faults else None)))
+        for n in snap.nodes:
+            # a node that never answered has no GPU to show: one row for the node says what is wrong
+            if n.fault is not None and not n.gpus and (wanted is None or wanted.matches(n.name, _NO_GPU)):
+                rows.append((f"{n.name}/-", (n.name, _NO_GPU, None, None, faults[n.name])))
         self._by_key = by_key
         changed = self.sync(rows)
         if relaid and keep is not None:

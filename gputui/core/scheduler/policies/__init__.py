@@ -5,11 +5,18 @@ from __future__ import annotations
 from gputui.core.scheduler.errors import RequestError
 from gputui.core.scheduler.policies.base import Policy
 from gputui.core.scheduler.policies.best_fit import BestFit
+from gputui.core.scheduler.policies.fgd_cpu import FgdCpu
 from gputui.core.scheduler.policies.fragmentation import Fragmentation
 from gputui.core.scheduler.policies.slurm import Slurm
 from gputui.core.scheduler.policies.spread import Spread
 
-POLICIES: dict[str, type] = {"best-fit": BestFit, "spread": Spread, "fragmentation": Fragmentation, "slurm": Slurm}
+POLICIES: dict[str, type] = {
+    "best-fit": BestFit,
+    "spread": Spread,
+    "fragmentation": Fragmentation,
+    "slurm": Slurm,
+    "fgd-cpu": FgdCpu,
+}
 
 
 def get_policy(name: str) -> Policy:

@@ -14,14 +14,15 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from itertools import accumulate
 from typing import NamedTuple
 
 from gputui.core.scheduler.policies.shapes import MILLI, PodShape
 
-#: FGD's categories of a (node, shape) pair, in the order its simulator sums them (Q3, the satisfied part, is
-#: not fragment).
-_Q1_LACK_BOTH, _Q2_LACK_GPU, _Q3_OK, _Q4_LACK_CPU, _XL_CPU_OK, _XR_CPU_LACK, _NO_ACCESS = range(7)
+#: FGD's categories of a (node, shape) pair, in the order its simulator sums them: Q1 (lacks GPU and CPU), Q2 (lacks
+#: GPU; or the GPUs too small for the shape), Q4 (lacks CPU), XL / XR (CPU-only shapes with and without CPUs to
+#: spare), no access (the model is not allowed). Q3, the satisfied part, is not fragment.
 
 
 class TargetShape(NamedTuple):
@@ -60,35 +61,31 @@ def typical_shapes(pods: Iterable[PodShape], coverage_pct: int = 95) -> tuple[Ta
 def fragment(cpu_free: int, gpus: tuple[int, ...], model: str, shapes: tuple[TargetShape, ...]) -> float:
     """F(n): the idle thousandths of GPU on the node that the expected workload could not use, weighted."""
     ordered = sorted(gpus)
-    below = [0]  # below[i]: the free thousandths of the i emptiest GPUs
-    for g in ordered:
-        below.append(below[-1] + g)
+    below = [0, *accumulate(ordered)]  # below[i]: the free thousandths of the i emptiest GPUs
     total = below[-1]
     n = len(ordered)
-    data = [0.0] * 7
-    for m in shapes:
-        milli = m.gpu_milli
+    # one sum per category, each in shape order (see the module docstring); Q3 is not fragment
+    q1 = q2 = q4 = xl = xr = na = 0.0
+    for cpu, milli, num, spec, freq in shapes:
         if milli == 0:
-            data[_XL_CPU_OK if cpu_free >= m.cpu_milli else _XR_CPU_LACK] += m.freq * total
-            continue
-        if m.gpu_spec and model not in m.gpu_spec:
-            data[_NO_ACCESS] += m.freq * total
-            continue
-        i = bisect_left(ordered, milli)  # GPUs [i:] have at least milli free
-        ok = n - i >= m.num_gpu
-        cpu_ok = cpu_free >= m.cpu_milli
-        if ok and cpu_ok:
-            frag = below[i]
-            data[_Q2_LACK_GPU] += m.freq * frag
-            data[_Q3_OK] += m.freq * (total - frag)
-        elif ok:
-            data[_Q4_LACK_CPU] += m.freq * total
+            if cpu_free >= cpu:
+                xl += freq * total
+            else:
+                xr += freq * total
+        elif spec and model not in spec:
+            na += freq * total
         else:
-            data[_Q2_LACK_GPU if cpu_ok else _Q1_LACK_BOTH] += m.freq * total
-    out = 0.0
-    for c in (_Q1_LACK_BOTH, _Q2_LACK_GPU, _Q4_LACK_CPU, _XL_CPU_OK, _XR_CPU_LACK, _NO_ACCESS):
-        out += data[c]
-    return out
+            i = bisect_left(ordered, milli)  # GPUs [i:] have at least milli free
+            if n - i >= num:
+                if cpu_free >= cpu:
+                    q2 += freq * below[i]
+                else:
+                    q4 += freq * total
+            elif cpu_free >= cpu:
+                q2 += freq * total
+            else:
+                q1 += freq * total
+    return q1 + q2 + q4 + xl + xr + na
 
 
 class Fragmenter:
@@ -96,10 +93,20 @@ class Fragmenter:
 
     __slots__ = ("shapes", "_memo", "_fn")
 
-    def __init__(self, shapes: tuple[TargetShape, ...], cpu_aware: bool = False) -> None:
+    def __init__(self, shapes: tuple[TargetShape, ...], cpu_aware: bool = False, stranding: float = 0.0) -> None:
+        """``cpu_aware``: :func:`fragment_cpu_aware` instead of FGD's F, plus ``stranding`` x :func:`stranded`."""
         self.shapes = shapes
         self._memo: dict[tuple, float] = {}
-        self._fn = fragment_cpu_aware if cpu_aware else fragment
+        self._fn: Callable[[int, tuple[int, ...], str, tuple[TargetShape, ...]], float] = (
+            fragment_cpu_aware if cpu_aware else fragment
+        )
+        per_gpu = cpu_per_gpu(shapes)
+        if cpu_aware and stranding and per_gpu > 0:
+
+            def fn(cpu_free: int, gpus: tuple[int, ...], model: str, sh: tuple[TargetShape, ...]) -> float:
+                return fragment_cpu_aware(cpu_free, gpus, model, sh) + stranding * stranded(cpu_free, gpus, per_gpu)
+
+            self._fn = fn
 
     def of(self, cpu_free: int, gpus: tuple[int, ...], model: str) -> float:
         key = (cpu_free, tuple(sorted(gpus)), model)
@@ -140,4 +147,18 @@ def fragment_cpu_aware(cpu_free: int, gpus: tuple[int, ...], model: str, shapes:
     return out
 
 
-__all__ = ["MILLI", "Fragmenter", "TargetShape", "fragment", "fragment_cpu_aware", "typical_shapes"]
+def cpu_per_gpu(shapes: tuple[TargetShape, ...]) -> float:
+    """The CPU thousandths per GPU that the expected GPU workload asks, weighted by GPU asked (0: no GPU shape)."""
+    gpu = [m for m in shapes if m.gpu_milli]
+    total = sum(m.freq * m.num_gpu * m.gpu_milli for m in gpu)
+    return sum(m.freq * m.cpu_milli for m in gpu) / (total / MILLI) if total else 0.0
+
+
+def stranded(cpu_free: int, gpus: tuple[int, ...], per_gpu: float) -> float:
+    """The free thousandths of GPU on a node that its free CPUs cannot feed in the long run, at ``per_gpu`` CPU
+    thousandths per GPU: the rest of the workload's pods will need about that many CPUs beside each GPU."""
+    return max(0.0, sum(gpus) - cpu_free * MILLI / per_gpu)
+
+
+__all__ = ["MILLI", "Fragmenter", "TargetShape", "cpu_per_gpu", "fragment", "fragment_cpu_aware", "stranded",
+           "typical_shapes"]  # fmt: skip

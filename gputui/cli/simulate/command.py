@@ -13,8 +13,20 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--trace", action="append", default=[], metavar="PODS.csv",
                    help="a pod list in Alibaba's openb format (repeat for several traces)")  # fmt: skip
     p.add_argument("--jobs", metavar="SOURCE",
-                   help="replay jobs on their real timeline: a pod list with creation_time/deletion_time")  # fmt: skip
-    p.add_argument("--nodes", metavar="NODES.csv", help="the cluster: a node list in the openb format (required)")
+                   help="replay jobs on their real timeline: a gputui job store (jobs.db), a gputui recording, or a "
+                        "pod list with creation_time/deletion_time")  # fmt: skip
+    p.add_argument(
+        "--nodes",
+        metavar="NODES.csv",
+        help="the cluster: a node list in the openb format (required, except for a recording's replay)",
+    )
+    p.add_argument(
+        "--synthetic",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="for --jobs: a synthetic cluster instead, as gputui plan takes it, e.g. node[01-04]:8:A100",
+    )
     p.add_argument("--policy", action="append", default=[], metavar="P",
                    help="a placement policy (repeat; default: all of them)")  # fmt: skip
     p.add_argument("--seeds", default="42-51", help="seeds of the arrival order: 42-51, 42,45 or 42 (default 42-51)")
@@ -54,8 +66,6 @@ def run(args: argparse.Namespace) -> int:
     for p in args.policy:
         if p not in known:
             raise GputuiError(f"--policy: unknown policy {sanitise(p)!r} (choose from {', '.join(known)})")
-    if not args.nodes:
-        raise GputuiError("--nodes: the cluster's node list is required (e.g. openb_node_list_gpu_node.csv)")
     if args.demand <= 0 or args.demand > 1000:
         raise GputuiError(f"--demand: expected a per cent between 1 and 1000, got {args.demand}")
     if args.workers < 0:
@@ -63,11 +73,17 @@ def run(args: argparse.Namespace) -> int:
     if args.jobs:
         if args.trace:
             raise GputuiError("--jobs and --trace: give one of them")
-        from gputui.cli.simulate_replay import run_replay
+        if args.nodes and args.synthetic:
+            raise GputuiError("--nodes and --synthetic: give one cluster")
+        from gputui.cli.simulate.replay import run_replay
 
         return run_replay(args)
     if not args.trace:
         raise GputuiError("--trace: give a pod list (or --jobs SOURCE for a replay)")
+    if args.synthetic:
+        raise GputuiError("--synthetic: only for a replay (--jobs); the benchmark runs on a node list (--nodes)")
+    if not args.nodes:
+        raise GputuiError("--nodes: the cluster's node list is required (e.g. openb_node_list_gpu_node.csv)")
     policies = args.policy or known
     seeds = parse_seeds(args.seeds)
     return _benchmark(args, policies, seeds)
@@ -76,11 +92,11 @@ def run(args: argparse.Namespace) -> int:
 def _benchmark(args: argparse.Namespace, policies: list[str], seeds: list[int]) -> int:
     import time
 
-    from gputui.cli.simulate_out import print_chart, print_table, progress, write_plot
+    from gputui.cli.simulate.output import print_chart, print_table, progress, write_plot
     from gputui.core.simulate.matrix import run_matrix, tasks_for
 
     if args.plot:
-        from gputui.cli.simulate_out import plot_available
+        from gputui.cli.simulate.output import plot_available
 
         plot_available()  # fails before the run, not after it
     tasks = tasks_for(args.trace, args.nodes, policies, seeds, args.demand)

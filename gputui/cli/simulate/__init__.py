@@ -1,0 +1,1 @@
+"""`gputui simulate`: the command, its outputs, and the sources and cluster of a replay."""

@@ -1,0 +1,64 @@
+"""What a snapshot says of one unit's utilisation and memory.
+
+NVML gives utilisation per GPU only. For a whole GPU that is the unit's own figure. For a MIG instance or an
+MPS / shard share the GPU's figure is an upper bound (a kernel of any instance or client counts as the GPU
+busy), so a GPU under the threshold proves each of its units idle, while a busy GPU proves nothing about one
+unit: the reading is then "unknown", never "idle". A MIG GPU has no utilisation at all (nvidia-smi prints
+N/A), so its instances read as unknown. The model carries no GPM / per-process SM figures; where a source adds
+them, this is the one place to read them.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from gputui.core.idle.holdings import Holder, UnitKey
+from gputui.core.model import GpuSnapshot
+
+#: How a reading was obtained: the GPU's own figure, or the GPU's figure as a bound on a part of it.
+EXACT = "gpu"
+BOUND = "gpu-bound"
+
+
+class Reading(NamedTuple):
+    """``util`` the unit's utilisation or a bound under the threshold, None: unknown; ``gpu_util`` the GPU's."""
+
+    util: int | None
+    basis: str | None
+    memory_mib: int | None
+    gpu_util: int | None = None
+
+
+def _share_memory(gpu: GpuSnapshot, pids: tuple[int, ...]) -> int | None:
+    if not pids:
+        return None
+    wanted = set(pids)
+    found: list[int] = []
+    mps = gpu.mps
+    for c in mps.clients if mps is not None else ():
+        if c.pid in wanted and c.memory_used_mib is not None:
+            found.append(c.memory_used_mib)
+            wanted.discard(c.pid)
+    for p in gpu.processes:
+        if p.pid in wanted and p.used_memory_mib is not None:
+            found.append(p.used_memory_mib)
+    return sum(found) if found else None
+
+
+def read_unit(key: UnitKey, holder: Holder, gpu: GpuSnapshot | None, threshold: int) -> Reading:
+    """The unit's utilisation (per cent) as far as it is known, and the memory it holds (MiB)."""
+    if gpu is None or gpu.lost:
+        return Reading(None, None, None)
+    util = gpu.utilization_gpu
+    if key.kind == "gpu":
+        return Reading(util, EXACT if util is not None else None, gpu.memory_used_mib, util)
+    if key.kind == "mig":
+        gi = next((g for g in gpu.gpu_instances if str(g.gi_id) == key.ref), None)
+        memory = gi.memory_used_mib if gi is not None else None
+        if gi is None:
+            return Reading(None, None, None)  # the instance is gone: nothing to judge
+    else:
+        memory = _share_memory(gpu, holder.pids)
+    if util is None or util >= threshold:
+        return Reading(None, None, memory, util)
+    return Reading(util, BOUND, memory, util)
