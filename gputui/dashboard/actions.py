@@ -34,6 +34,9 @@ class ActionSpec:
     views: tuple[str, ...] = ()
     # The views whose key bar starts with this action (before the ranked ones): submit in the jobs view.
     leads: tuple[str, ...] = ()
+    # Acts on a job queue: the key bar leaves it out where the dashboard has none (an SSH fleet, a queue that
+    # could not open); its key still answers, with the reason.
+    needs_queue: bool = False
 
     @property
     def name(self) -> str:

@@ -11,24 +11,24 @@ JOB_ACTIONS: tuple[ActionSpec, ...] = (
     ),
     ActionSpec(
         "submit_job", "Submit", "Jobs", ("s",), "Submit a job: a form or a Slurm line, previewed as you type",
-        mutating=True, rank=25, leads=("jobs",), opens_input=True,
+        mutating=True, rank=25, leads=("jobs",), opens_input=True, needs_queue=True,
     ),
     ActionSpec(
         "cancel_job", "Cancel job", "Jobs", ("c", "delete"),
         "Cancel the job selected in the jobs view, or the job on the highlighted GPU", mutating=True, rank=26,
-        leads=("jobs",),
+        leads=("jobs",), needs_queue=True,
     ),
     ActionSpec(
         "screen.job_states", "Show", "Jobs", ("f",), "List all jobs, or the active, pending, running or finished ones",
-        rank=27, views=("jobs",), leads=("jobs",),
+        rank=27, views=("jobs",), leads=("jobs",), needs_queue=True,
     ),
     ActionSpec(
         "requeue_job", "Requeue", "Jobs", ("R",), "Queue the selected job again (a running one is stopped first)",
-        mutating=True, key_display="R", rank=28, views=("jobs",),
+        mutating=True, key_display="R", rank=28, views=("jobs",), needs_queue=True,
     ),
     ActionSpec(
         "job_priority", "Priority", "Jobs", ("P",), "Change the selected pending job's priority",
-        mutating=True, key_display="P", rank=29, views=("jobs",),
+        mutating=True, key_display="P", rank=29, views=("jobs",), needs_queue=True,
     ),
     ActionSpec("toggle_record", "Record", "App", ("r",), "Start or stop recording this session to a file", rank=61),
     ActionSpec(

@@ -145,7 +145,11 @@ class GputuiApp(App[None], DialogActions):
             for t in self.user_themes
         )
         self.keymap = KeyMap(
-            self.registry, readonly=readonly, replay=self.replay is not None, key_display=self.get_key_display
+            self.registry,
+            readonly=readonly,
+            replay=self.replay is not None,
+            key_display=self.get_key_display,
+            has_queue=lambda: self.jobs.service is not None or self.jobs.opener is not None,
         )
         bind_registry(self, self.registry)
         self.shows_events = self.replay is not None or self.jobs.service is not None or self.jobs.opener is not None

@@ -20,9 +20,16 @@ class KeyMap:
     """``key_display`` names a key as the terminal shows it (the app's ``get_key_display``)."""
 
     def __init__(
-        self, registry: ActionRegistry, *, readonly: bool, replay: bool, key_display: Callable[[Binding], str]
+        self,
+        registry: ActionRegistry,
+        *,
+        readonly: bool,
+        replay: bool,
+        key_display: Callable[[Binding], str],
+        has_queue: Callable[[], bool] = lambda: True,
     ) -> None:
         self.registry = registry
+        self.has_queue = has_queue
         self.readonly = readonly
         self.replay = replay
         self.key_display = key_display
@@ -36,11 +43,13 @@ class KeyMap:
 
     def key_items(self, view: str) -> list[BarItem]:
         """The key bar of ``view``: the footer actions available there now, most important first (the actions
-        that lead this view's bar, then by rank). The bar shows as many as fit and ends with '? more'."""
+        that lead this view's bar, then by rank). The bar shows as many as fit and ends with '? more'. Without a
+        job queue (an SSH fleet, a queue that could not open) the queue's actions are left out."""
+        queue = self.has_queue()
         specs = [
             (0 if view in spec.leads else 1, spec.rank, i, spec)
             for i, spec in enumerate(self.available())
-            if spec.footer and spec.keys and (not spec.views or view in spec.views)
+            if spec.footer and spec.keys and (not spec.views or view in spec.views) and (queue or not spec.needs_queue)
         ]
         return [
             BarItem(spec.key_display or self.key_display(Binding(spec.keys[0], "")), spec.title, spec.action)

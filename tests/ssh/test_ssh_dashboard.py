@@ -41,6 +41,8 @@ async def test_eight_hosts_update_and_a_killed_one_is_a_row(ssh_lab_env: SshLab)
                 return table.row_order == keys and all(row_text(app, k)[3].strip() not in ("N/A", "") for k in keys)
 
             await _until(app, all_live, "every GPU of the eight hosts with a value")
+            # No job queue on an SSH fleet: the key bar does not offer submitting or cancelling.
+            assert not {"submit_job", "cancel_job"} & {i.action for i in app.keymap.key_items("overview")}
             before = {k: row_text(app, k)[4] for k in keys}  # memory cells change every second
             await _until(app, lambda: all(row_text(app, k)[4] != before[k] for k in keys), "every GPU updating", 10)
 

@@ -247,6 +247,19 @@ def test_every_key_bar_item_applies_to_its_view_and_the_help_lists_it(view: str)
     assert [i.action for i in items[: len(leading)]] == leading
 
 
+@pytest.mark.parametrize("view", ["overview", "jobs"])
+def test_without_a_queue_the_key_bar_leaves_the_queue_actions_out(view: str) -> None:
+    registry = DEFAULT_ACTIONS.extended(JOB_ACTIONS)
+    with_queue = KeyMap(registry, readonly=False, replay=False, key_display=lambda b: b.key)
+    without = KeyMap(registry, readonly=False, replay=False, key_display=lambda b: b.key, has_queue=lambda: False)
+    queue_actions = {s.action for s in registry if s.needs_queue}
+    assert {"submit_job", "cancel_job"} <= queue_actions
+    assert {i.action for i in with_queue.key_items(view)} & queue_actions
+    shown = {i.action for i in without.key_items(view)}
+    assert not shown & queue_actions
+    assert "toggle_jobs" in shown or view == "jobs"  # the jobs view itself stays reachable: it says why
+
+
 _job_rows = st.lists(
     st.builds(
         JobRow,
