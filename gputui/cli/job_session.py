@@ -17,7 +17,7 @@ from gputui.core.model import ClusterSnapshot
 from gputui.core.scheduler.config import SchedulerConfig
 from gputui.core.timefmt import utc_text
 from gputui.jobs.backend import JobBackend
-from gputui.jobs.queue_look import cluster_key, is_simulated, is_slurm
+from gputui.jobs.queue_look import SSH_NO_JOBS, cluster_key, is_simulated, is_slurm, is_ssh
 from gputui.jobs.records import User
 from gputui.jobs.runners.base import Runner
 from gputui.jobs.runners.local import LocalRunner
@@ -30,18 +30,6 @@ from gputui.statedir import make_private_dir, state_dir
 
 #: How long a command waits for another gputui's write to finish before it says the store is locked.
 BUSY_TIMEOUT_S = 5.0
-
-
-SSH_NO_JOBS = (
-    "the SSH source has no job queue (jobs would run on this machine, not on the hosts); "
-    "run jobs through Slurm, with --telemetry ssh for the values"
-)
-
-
-def is_ssh(source: Source) -> bool:
-    """True for the SSH fleet source (looked up without importing it: a source from it has loaded it)."""
-    module = sys.modules.get("gputui.sources.ssh.fleet")
-    return module is not None and isinstance(source, module.SshSource)
 
 
 def runner_for(source: Source, root: Path, grace_s: float = 10.0) -> Runner:

@@ -50,6 +50,8 @@ def run(args: argparse.Namespace) -> int:
     from gputui.cli.plain_output import terminal
     from gputui.render.smi_tables import print_snapshot
 
-    # Text only (sanitised), written past the line sanitiser so that the tables keep their colours
-    print_snapshot(Console(file=terminal(sys.stdout), highlight=False), snap, args.node, wide=args.wide)
+    # Text only (sanitised), written past the line sanitiser so that the tables keep their colours; no markup or
+    # emoji codes are read in any string (nor is rich's emoji table imported)
+    console = Console(file=terminal(sys.stdout), highlight=False, markup=False, emoji=False)
+    print_snapshot(console, snap, args.node, wide=args.wide)
     return 0

@@ -12,7 +12,6 @@ from gputui.core.model import ClusterSnapshot
 from gputui.core.timefmt import parse_time
 from gputui.resources import demo_recording
 from gputui.sources.base import MemoryFrames, Source
-from gputui.sources.recording.fileformat import MAGIC
 from gputui.sources.replay import ReplaySource
 
 SOURCE_HELP = (
@@ -110,6 +109,8 @@ def open_file(
         raise SourceError(f"{name}: is a directory; expected {SOURCE_HELP}")
     if not os.access(path, os.R_OK):
         raise SourceError(f"{name}: permission denied")
+    from gputui.sources.recording.fileformat import MAGIC  # here: a live one-shot does not need it
+
     with open(path, "rb") as f:
         head = f.read(len(MAGIC))
     if head == MAGIC:

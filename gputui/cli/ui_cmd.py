@@ -81,9 +81,8 @@ def run(args: argparse.Namespace) -> int:
 def _jobs_for(source_arg: str | None, source: Source) -> tuple[JobBackend | None, str | None, Opener | None]:
     """The job service now, or why there is none, or an opener for after the first frame: when the queue has no
     job waiting or running, the first frame cannot show any, and the job service loads after it."""
-    from gputui.cli.job_session import SSH_NO_JOBS, is_ssh
     from gputui.core.errors import GputuiError
-    from gputui.jobs.queue_look import cluster_key, idle_queue, is_slurm
+    from gputui.jobs.queue_look import SSH_NO_JOBS, cluster_key, idle_queue, is_slurm, is_ssh
     from gputui.jobs.schema import DB_NAME
     from gputui.statedir import state_dir_path
 

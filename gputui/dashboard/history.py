@@ -15,8 +15,10 @@ from gputui.core.model import ClusterSnapshot, GpuSnapshot
 from gputui.dashboard.gpu_index import gpu_rows  # the one place row keys are made
 
 WINDOW_S = 300.0  # what the graphs show: the last five minutes
-KEEP_S = 600.0  # what the rings keep, so that a short step back still has a full window
-MAX_SAMPLES = 2400  # per GPU: ten minutes at four polls a second
+# What the rings keep: the window and a few single steps back (a replay reads a longer way back from the
+# recording again). Kept short so that the memory stops growing once the window is full.
+KEEP_S = WINDOW_S + 15.0
+MAX_SAMPLES = 1260  # per GPU: KEEP_S at four polls a second
 
 
 class Sample(NamedTuple):
@@ -71,6 +73,11 @@ class History:
             while ring[0].t < oldest:
                 ring.popleft()
         self.latest = t
+
+    def covers(self, t: float, since: float) -> bool:
+        """True when the samples reach back a full window before ``t`` (or to ``since``, where the frames begin)."""
+        firsts = [r[0].t for r in self.rings.values() if r]
+        return bool(firsts) and min(firsts) <= max(since, t - WINDOW_S) + 1.0
 
     def cut_after(self, t: float) -> None:
         """Forget samples newer than ``t`` (the replay stepped back)."""

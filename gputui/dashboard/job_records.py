@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from gputui.core.plain_text import sanitise
 from gputui.dashboard.outcomes import Pieces
-from gputui.jobs.records import JobRecord
+
+if TYPE_CHECKING:  # the job service loads after the first frame; this module before it
+    from gputui.jobs.records import JobRecord
 
 MAX_PRIORITY = 2**32
 

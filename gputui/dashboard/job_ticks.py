@@ -7,11 +7,15 @@ and gives the job events since the last tick; the job list is read again only wh
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from gputui.core.errors import GputuiError
 from gputui.core.model import ClusterSnapshot, Event
-from gputui.jobs.backend import JobBackend
-from gputui.jobs.records import ENDED, PENDING, RUNNING, JobRecord
+from gputui.core.scheduler.job_states import ENDED, PENDING, RUNNING
+
+if TYPE_CHECKING:  # the job service loads after the first frame; this module before it
+    from gputui.jobs.backend import JobBackend
+    from gputui.jobs.records import JobRecord
 
 #: how many finished jobs the jobs view lists (the newest); pending and running ones are always all there
 FINISHED_SHOWN = 200

@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from gputui.core.errors import GputuiError
 from gputui.core.model import ClusterSnapshot, GpuSnapshot, NodeSnapshot
@@ -18,8 +19,10 @@ from gputui.core.timefmt import utc_text
 from gputui.dashboard.job_records import check_priority, job_label, jobs_on_gpu, stop_text
 from gputui.dashboard.job_ticks import JobsTick, list_jobs, tick_jobs
 from gputui.dashboard.outcomes import Choice, Confirm, Notice, Prompt
-from gputui.jobs.backend import JobBackend
-from gputui.jobs.records import JobRecord
+
+if TYPE_CHECKING:  # the job service loads after the first frame; this module before it
+    from gputui.jobs.backend import JobBackend
+    from gputui.jobs.records import JobRecord
 
 
 def queue_kind(service: JobBackend) -> str:

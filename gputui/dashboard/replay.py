@@ -74,7 +74,8 @@ class ReplayController:
         latest = history.latest
         if not moves and latest is not None and snap.timestamp < latest:
             history.cut_after(snap.timestamp)  # a step back: the samples before it are still right
-            moves = history.latest is None
+            # ... unless they no longer fill the window (the rings keep a few steps back): read it again
+            moves = history.latest is None or not history.covers(snap.timestamp, replay.start_time)
         if moves:
             history.clear()
         return ReplayMove(snap, moves)

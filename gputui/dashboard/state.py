@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from gputui.core.idle import DEFAULT_THRESHOLD, DEFAULT_WINDOW_S
 from gputui.core.model import ClusterSnapshot, Event, GpuSnapshot, NodeSnapshot
@@ -17,8 +18,10 @@ from gputui.dashboard.history import History
 from gputui.dashboard.job_records import holders_by_gpu
 from gputui.dashboard.radar.marks import idle_marks
 from gputui.dashboard.radar.watch import RadarWatch
-from gputui.jobs.records import JobRecord
 from gputui.sources.replay import ReplaySource
+
+if TYPE_CHECKING:  # the job service loads after the first frame; this module before it
+    from gputui.jobs.records import JobRecord
 
 
 class DashboardState:

@@ -59,3 +59,15 @@ def idle_queue(db_path: Path, cluster: str, timeout_s: float = 0.2) -> int | Non
         return None
     finally:
         con.close()
+
+
+SSH_NO_JOBS = (
+    "the SSH source has no job queue (jobs would run on this machine, not on the hosts); "
+    "run jobs through Slurm, with --telemetry ssh for the values"
+)
+
+
+def is_ssh(source: Source) -> bool:
+    """True for the SSH fleet source (looked up without importing it: a source from it has loaded it)."""
+    module = sys.modules.get("gputui.sources.ssh.fleet")
+    return module is not None and isinstance(source, module.SshSource)

@@ -318,6 +318,8 @@ def print_snapshot(
             file=console.file,
             width=width,
             highlight=False,
+            markup=False,
+            emoji=False,
             force_terminal=console.is_terminal,
             color_system=console.color_system or None,  # type: ignore[arg-type]
             no_color=console.no_color,

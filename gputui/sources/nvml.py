@@ -9,13 +9,12 @@ updating; it is asked again on the next poll and comes back when it answers. MPS
 from __future__ import annotations
 
 import contextlib
-import logging
-import socket
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gputui.core.errors import NvmlUnavailable
 from gputui.core.model import ClusterSnapshot, GpuSnapshot, NodeSnapshot
@@ -23,11 +22,11 @@ from gputui.procfs.host_resources import HostResources, usable_cpus
 from gputui.procfs.mps_detect import MpsScan, MpsScanner
 from gputui.procfs.proc_info import ProcInfo, user_name
 from gputui.sources.mps_attach import mps_for_gpu
-from gputui.sources.nvml_calls import GpuLost, NvmlCalls, text
-from gputui.sources.nvml_mig import MigReader
+from gputui.sources.nvml_calls import GpuLost, NvmlCalls, log, text
 from gputui.sources.nvml_procs import read_processes
 
-log = logging.getLogger("gputui.nvml")
+if TYPE_CHECKING:
+    from gputui.sources.nvml_mig import MigReader
 
 MIB = 1 << 20
 COMPUTE_MODES = {0: "Default", 1: "Exclusive_Thread", 2: "Prohibited", 3: "Exclusive_Process"}
@@ -38,7 +37,7 @@ CUDA_VERSION = ("nvmlSystemGetCudaDriverVersion_v2", "nvmlSystemGetCudaDriverVer
 class _Gpu:
     """What the source keeps between polls for one GPU index."""
 
-    mig: MigReader
+    mig: MigReader | None = None  # made when the GPU is first seen in MIG mode (most never are)
     handle: Any = None
     uuid: str | None = None
     name: str | None = None
@@ -73,7 +72,7 @@ class NvmlSource:
         self.nvml: Any = nvml if nvml is not None else load_nvml()
         self._init()
         self.calls = NvmlCalls(self.nvml)
-        self.node_name = node_name or socket.gethostname()
+        self.node_name = node_name or os.uname().nodename  # socket.gethostname(), without importing socket
         self.description = f"live NVML on {self.node_name}"
         self.clock = clock
         self.mig_refresh_every = mig_refresh_every
@@ -135,8 +134,15 @@ class NvmlSource:
     def _state(self, i: int) -> _Gpu:
         st = self._gpus.get(i)
         if st is None:
-            st = self._gpus[i] = _Gpu(MigReader(self.calls, i, self.mig_refresh_every))
+            st = self._gpus[i] = _Gpu()
         return st
+
+    def _mig(self, i: int, st: _Gpu) -> MigReader:
+        if st.mig is None:
+            from gputui.sources.nvml_mig import MigReader
+
+            st.mig = MigReader(self.calls, i, self.mig_refresh_every)
+        return st.mig
 
     def _gpu(self, i: int, scan: MpsScan | None) -> GpuSnapshot:
         st = self._state(i)
@@ -155,7 +161,7 @@ class NvmlSource:
         """The GPU marked lost, with what is known of it: identity and memory size."""
         st.lost, st.handle = True, None
         self.calls.forget(i)
-        st.mig = MigReader(self.calls, i, self.mig_refresh_every)
+        st.mig = None
         total = st.last.memory_total_mib if st.last is not None else None
         return GpuSnapshot(i, st.uuid, st.name, st.pci_bus_id, memory_total_mib=total, lost=True)
 
@@ -174,7 +180,7 @@ class NvmlSource:
         mig_current = None if mig is None else bool(mig[0])
         if st.mig_mode is not None and mig_current != st.mig_mode:
             c.forget(i)  # answers such as utilization change with the MIG mode
-            st.mig = MigReader(c, i, self.mig_refresh_every)
+            st.mig = None
         st.mig_mode = mig_current
         mem = c("nvmlDeviceGetMemoryInfo", i, h)
         util = c("nvmlDeviceGetUtilizationRates", i, h)
@@ -189,8 +195,8 @@ class NvmlSource:
             getattr(n, "NVML_CLOCK_MEM", 2),
         )
         graphics, sm, memory = (c("nvmlDeviceGetClockInfo", i, h, k, key=k) for k in clock_types)
-        gis = st.mig.read(h, st.name) if mig_current else ()
-        procs = read_processes(c, i, h, self.proc, st.mig.devices if mig_current else None)
+        gis = self._mig(i, st).read(h, st.name) if mig_current else ()
+        procs = read_processes(c, i, h, self.proc, self._mig(i, st).devices if mig_current else None)
         mig_uuids = tuple(ci.mig_uuid for gi in gis for ci in gi.compute_instances if ci.mig_uuid)
         return GpuSnapshot(
             index=i,

@@ -8,11 +8,27 @@ that GPU; the other GPUs carry on.
 
 from __future__ import annotations
 
-import logging
+import sys
 from collections.abc import Hashable, Sequence
 from typing import Any
 
-log = logging.getLogger("gputui.nvml")
+
+class _Log:
+    """The gputui.nvml logger, imported on first use: a one-shot poll skips logging's import. Until something
+    has imported logging nobody can have lowered the root logger's level from WARNING, so an info line would be
+    dropped: it is dropped without the import."""
+
+    def info(self, *args: Any) -> None:
+        if "logging" in sys.modules:
+            self.__getattr__("info")(*args)
+
+    def __getattr__(self, name: str) -> Any:
+        import logging
+
+        return getattr(logging.getLogger("gputui.nvml"), name)
+
+
+log: Any = _Log()
 
 # NVML return codes (nvml.h); fixed by the driver ABI, so any NVML module double can use them.
 NOT_SUPPORTED = 3
@@ -40,10 +56,11 @@ _ABSENT = object()
 class GpuLost(Exception):
     """NVML reported the GPU (``gpu``; None: the whole driver) lost or in an unknown state."""
 
-    def __init__(self, gpu: int | None, reason: str) -> None:
+    def __init__(self, gpu: int | None, reason: str, code: int | None = None) -> None:
         super().__init__(reason)
         self.gpu = gpu
         self.reason = reason
+        self.code = code
 
 
 def text(value: Any) -> Any:
@@ -72,14 +89,29 @@ class NvmlCalls:
         return None if value is _ABSENT else value
 
     def first(self, names: Sequence[str], gpu: int | None, *args: Any, key: Hashable = None) -> Any:
-        """Call the newest of several versions of a function (``names`` newest first) that the driver has."""
+        """Call the newest of several versions of a function (``names`` newest first) that the driver has.
+
+        A newer version that raises Uninitialized while an older one answers cannot be called here: pynvml's
+        own code for it needs the C library, which a fake that patches pynvml's functions (as gpustat's
+        tests do) has not loaded. It is skipped from then on, as a missing one is."""
         group = tuple(names)
         chosen = self._variant.get(group)
+        uninitialised: list[GpuLost] = []
         for name in (chosen,) if chosen else group:
-            value = self._call(name, gpu, args, key, quiet_absent=True)
+            try:
+                value = self._call(name, gpu, args, key, quiet_absent=True)
+            except GpuLost as e:
+                if e.code != UNINITIALIZED or chosen or name == group[-1]:
+                    raise
+                uninitialised.append(e)
+                continue
             if value is not _ABSENT:
                 self._variant[group] = name
+                for skipped in uninitialised:
+                    self._note(skipped.reason.split(":", 1)[0], None, "needs the C library, which is not loaded")
                 return value
+        if uninitialised:
+            raise uninitialised[0]
         self._note(group[0], None, "neither it nor an older version (" + ", ".join(group[1:]) + ") is available")
         return None
 
@@ -105,7 +137,7 @@ class NvmlCalls:
         except self._nvml_error as e:
             code = getattr(e, "value", None)
             if code in LOST:
-                raise GpuLost(gpu, f"{name}: {e}") from None
+                raise GpuLost(gpu, f"{name}: {e}", code) from None
             if code in QUIET:
                 return None
             if code == FUNCTION_NOT_FOUND:

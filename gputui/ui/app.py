@@ -35,6 +35,7 @@ from gputui.ui.record_keys import RecordKeys
 from gputui.ui.render.app_internals import (
     bind_registry,
     every_screen,
+    parsed_as_is,
     quiet_driver_class,
     settle_heap,
     start_with_theme,
@@ -175,6 +176,10 @@ class GputuiApp(App[None], DialogActions):
         from textual.widgets import Input
 
         return isinstance(self.screen, ViewScreen) and not isinstance(self.focused, Input)
+
+    def refresh_css(self, animate: bool = True) -> None:
+        with parsed_as_is(self):  # the first showing of each view re-parsed everything (see parsed_as_is)
+            super().refresh_css(animate)
 
     def current_palette(self) -> Palette:
         """The cell colours of the current theme (worked out once per theme)."""

@@ -69,6 +69,8 @@ def create_app(
 
 def _open_at_queue_clock(source: Source, service: JobBackend | None) -> None:
     """A replay whose queue has a clock opens there, so that no job is judged against an older frame."""
+    if service is None:
+        return  # the service opens after the first frame, or never: nothing of it loads before
     from gputui.jobs.service import JobService
     from gputui.sources.replay import ReplaySource
 

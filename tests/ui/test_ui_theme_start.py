@@ -53,3 +53,33 @@ async def test_a_theme_change_while_running_still_restyles(demo, tmp_path: Path)
         await pilot.pause()
         assert app.theme == "gputui-light" and "-light-mode" in app.classes
         assert app.stylesheet._variables["background"] != before
+
+
+async def test_each_css_source_is_parsed_once_from_start_to_every_view(demo, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Textual's refresh at each view's first showing re-parsed every source (app.tcss three times before the
+    first frame); with unchanged variables only its re-parse is skipped (parsed_as_is)."""
+    import textual.css.stylesheet as sheet_module
+
+    parsed: list[object] = []
+    real = sheet_module.parse
+
+    def counting(scope, css, read_from, **kw):  # type: ignore[no-untyped-def]
+        parsed.append((read_from, kw.get("tie_breaker"), scope))  # Textual's parse-cache key, less the text
+        return real(scope, css, read_from, **kw)
+
+    monkeypatch.setattr(sheet_module, "parse", counting)
+    app = create_app(demo, poll_interval=3600, themes_path=tmp_path)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await app.wait_for_polls()
+        await pilot.pause()
+        for key in ("2", "3", "4", "1"):
+            await pilot.press(key)
+            await pilot.pause()
+        from collections import Counter
+
+        twice = [k for k, n in Counter(map(str, parsed)).items() if n > 1]
+        assert parsed and not twice, twice
+        count = len(parsed)
+        await pilot.press("t")  # other variables: everything is parsed again, as Textual does
+        await pilot.pause()
+        assert len(parsed) > count

@@ -5,6 +5,7 @@ records change, the recording's jobs only when an event comes)."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from gputui.core.idle import (
     DEFAULT_THRESHOLD,
@@ -22,7 +23,9 @@ from gputui.core.idle import (
 from gputui.core.idle.holdings import held_gpus
 from gputui.core.model import ClusterSnapshot, Event
 from gputui.core.plain_text import sanitise
-from gputui.jobs.records import JobRecord
+
+if TYPE_CHECKING:  # the job service loads after the first frame; this module before it
+    from gputui.jobs.records import JobRecord
 
 
 def held_jobs(records: Iterable[JobRecord]) -> list[HeldJob]:

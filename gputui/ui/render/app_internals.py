@@ -1,5 +1,6 @@
-"""The App's reach into Textual internals: the start-up theme without a CSS re-parse, key bindings from the
-action registry, every screen of every mode, the quiet driver. Benchmark before you edit (this package's note)."""
+"""The App's reach into Textual internals: the start-up theme without a CSS re-parse, a CSS refresh without one
+either when nothing it parses changed, key bindings from the action registry, every screen of every mode, the
+quiet driver. Benchmark before you edit (this package's note)."""
 
 from __future__ import annotations
 
@@ -31,6 +32,33 @@ def start_with_theme(app: App[Any], name: str) -> None:
         with contextlib.suppress(AttributeError):
             app.set_reactive(App.theme, previous)  # so that setting the theme below is a change
         app.theme = name
+
+
+@contextlib.contextmanager
+def parsed_as_is(app: App[Any]) -> Iterator[None]:
+    """Within it, Textual's ``refresh_css`` applies the stylesheet without parsing it again, when the CSS variables
+    are those it was parsed with.
+
+    Textual marks a new screen as behind every CSS change, so the first time each mode is shown it runs
+    ``refresh_css``, which sets the variables again (emptying the parse cache) and re-parses the whole stylesheet
+    (app.tcss, jobs.tcss, every widget's DEFAULT_CSS), and the next widget class to mount parses it all a third
+    time: about 30-40 ms of start-up, and again at each view's first showing. With unchanged variables the parse
+    would give the same rules, so only that is skipped; applying the styles and the layout refresh run as usual.
+    A theme change (other variables) refreshes as Textual does."""
+    sheet = app.stylesheet
+    try:
+        same = sheet._variables == app.get_css_variables()
+    except AttributeError:  # a Textual release without these internals: its own way
+        same = False
+    if not same:
+        yield
+        return
+    sheet.set_variables = lambda variables: None  # type: ignore[method-assign]
+    sheet.reparse = lambda: None  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        del sheet.set_variables, sheet.reparse
 
 
 def bind_registry(app: App[Any], registry: ActionRegistry) -> None:

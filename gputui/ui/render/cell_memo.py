@@ -11,25 +11,32 @@ from typing import Any
 
 from rich.text import Text
 
-LIMIT = 20_000
+from gputui.ui.render.byte_bound import ByteBound, text_bytes
+
+#: bytes per generation (see byte_bound.py): tens of thousands of small cells, a few large tables' worth
+BUDGET = 1024 * 1024
+#: the same, for the overview's per-column memos (a few distinct values a column)
+COLUMN_BUDGET = 128 * 1024
 
 
 class CellMemo:
-    """Cells by key; emptied when full (refilling costs one frame) and when the palette or layout changes."""
+    """Cells by key, bounded by bytes in two generations (a cell in use survives the turn-over); emptied when the
+    palette or layout changes."""
 
     def __init__(self) -> None:
-        self._cells: dict[Hashable, Text] = {}
+        self._cells: ByteBound[Text] = ByteBound(BUDGET, text_bytes)
 
     def __len__(self) -> int:
         return len(self._cells)
 
     def get(self, key: Hashable, make: Callable[..., Text], *args: Any) -> Text:
         """The cell for ``key``, made by ``make(*args)`` the first time; every argument must be in ``key``."""
-        hit = self._cells.get(key)
+        hit = self._cells.new.get(key)
         if hit is None:
-            if len(self._cells) >= LIMIT:
-                self._cells.clear()
-            hit = self._cells[key] = make(*args)
+            hit = self._cells.get(key)
+            if hit is None:
+                hit = make(*args)
+                self._cells.put(key, hit)
         return hit
 
     def clear(self) -> None:

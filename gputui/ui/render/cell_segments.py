@@ -13,27 +13,27 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 
+from gputui.ui.render.byte_bound import ByteBound
+
 
 def _style(value: str | Style, console: Console) -> Style:
     return value if isinstance(value, Style) else console.get_style(value, default=Style())
 
 
 _NULL = Style()
-# (id(a), id(b), id(c)) -> (a, b, c, a + b + c): hashing ids is C work, hashing a Style a Python call.
-_SUMS: dict[tuple[int, int, int], tuple[object, object, object, Style]] = {}
-_SUMS_LIMIT = 8192
+# (id(a), id(b), id(c)) -> (a, b, c, a + b + c): hashing ids is C work, hashing a Style a Python call. Bounded
+# by bytes (an entry holds three styles and their sum: about 600 bytes), in two generations (byte_bound.py).
+_SUMS: ByteBound[tuple[object, object, object, Style]] = ByteBound(64 * 1024, lambda entry: 600)
 
 
 def _sum(a: Style, b: str | Style, c: Style, console: Console) -> Style:
     """``a + b + c`` as styles, kept: a refreshing table adds the same few styles over and over."""
     key = (id(a), id(b), id(c))
-    hit = _SUMS.get(key)
+    hit = _SUMS.new.get(key) or _SUMS.get(key)
     if hit is not None and hit[0] is a and hit[1] is b and hit[2] is c:  # held, so the ids are not reused
         return hit[3]
     total = a + _style(b, console) + c
-    if len(_SUMS) >= _SUMS_LIMIT:
-        _SUMS.clear()
-    _SUMS[key] = (a, b, c, total)
+    _SUMS.put(key, (a, b, c, total))
     return total
 
 

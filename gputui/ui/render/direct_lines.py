@@ -19,6 +19,13 @@ from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 from textual.widget import Widget
 
+from gputui.ui.render.byte_bound import ByteBound, pair_bytes, strip_bytes
+
+#: bytes per generation of the widened strips kept per widget, until the first frame sizes it (byte_bound.py)
+FINAL_BUDGET = 64 * 1024
+#: size the cache again at every this many calls (summing the strips' sizes is not free)
+REFIT_EVERY = 32
+
 # A plain mixin, not a Widget subclass: Textual inherits CSS along the first DOM base class only.
 _Base: Any = Widget if TYPE_CHECKING else object
 
@@ -42,13 +49,14 @@ class DirectLines(_Base):
     """Mixin for a Widget: ``render_lines`` straight from ``render_line`` when the widget has a plain box."""
 
     _direct_ok: bool | None = None
-    _direct_final: dict[int, tuple[Strip, Strip]]
+    _direct_final: ByteBound[tuple[Strip, Strip]]
     _base_style: Style | None = None
+    _direct_fits = 0  # calls since the cache was last sized (ByteBound.fit), modulo REFIT_EVERY
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._direct_ok = None
-        self._direct_final = {}
+        self._direct_final = ByteBound(FINAL_BUDGET, pair_bytes)
         self._base_style = None
 
     @property
@@ -65,15 +73,13 @@ class DirectLines(_Base):
     def render_lines(self, crop: Region) -> list[Strip]:
         if self._direct_ok is None:
             self._direct_ok = plain_box(self)
-            self._direct_final = {}
+            self._direct_final = ByteBound(FINAL_BUDGET, pair_bytes)
         if not self._direct_ok:
             return super().render_lines(crop)
         width = self.outer_size.width
         filters = [f for f in self.app.get_line_filters() if not isinstance(f, ANSIToTruecolor)]
         background = self.background_colors[1] if filters else None
         final = self._direct_final
-        if len(final) > 4096:
-            final.clear()
         out: list[Strip] = []
         for strip in self.render_strips(crop.line_range):
             hit = final.get(id(strip))
@@ -83,8 +89,12 @@ class DirectLines(_Base):
             full = strip.extend_cell_length(width, self.base_style) if strip.cell_length < width else strip
             for line_filter in filters:
                 full = full.apply_filter(line_filter, background)  # type: ignore[arg-type]
-            final[id(strip)] = (strip, full)
+            final.put(id(strip), (strip, full))
             out.append(full)
+        self._direct_fits = (self._direct_fits + 1) % REFIT_EVERY
+        if out and self._direct_fits == 1:  # a generation holds a few frames of this widget (its visible height)
+            shown = sum(strip_bytes(s) for s in out)
+            final.fit(2 * shown * max(1, self.outer_size.height) // len(out))
         x1, x2 = crop.column_span
         if (x1, x2) != (0, width):
             out = [s.crop(x1, x2) for s in out]

@@ -23,8 +23,9 @@ from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 
 from gputui.ui.render import row_order
+from gputui.ui.render.byte_bound import SEGMENT_BYTES, ByteBound, strip_bytes
 from gputui.ui.render.cell_segments import cell_segments
-from gputui.ui.render.direct_lines import DirectLines, KeptScrollBar
+from gputui.ui.render.direct_lines import REFIT_EVERY, DirectLines, KeptScrollBar
 from gputui.ui.render.lean_strip import LeanStrip
 from gputui.ui.render.row_messages import RowHighlighted as _RowHighlighted
 from gputui.ui.render.row_messages import RowSelected as _RowSelected
@@ -34,8 +35,14 @@ _MISSING = object()
 _OVERS = ("none", "odd", "cursor", "header")  # row styles laid over cells, by number (see RowTable._over)
 # A cell as segments: (the cell, its segments, first segment's style and text, the rest, the last one's style).
 _CellSegments = tuple[Text, list[Segment], "Style | None", str, list[Segment], "Style | None"]
-_LINES_LIMIT = 1024
-_SEGMENTS_LIMIT = 8192
+# Bytes per generation of the line and cell caches (see byte_bound.py): several full frames of a large table.
+# (until the first frame sizes them to what the table shows)
+_LINES_BUDGET = 64 * 1024
+_SEGMENTS_BUDGET = 64 * 1024
+
+
+def _cell_bytes(entry: _CellSegments) -> int:
+    return 200 + SEGMENT_BYTES * len(entry[1])  # the cell's Text is the memo's; its segments are this cache's
 
 
 class RowTable(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
@@ -89,9 +96,10 @@ class RowTable(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
         self._version = 0
         self.cursor_row = 0
         self._highlighted: str | None = None
-        # Plain dicts, emptied when full: cheaper to look up than an LRU, and a refill costs one frame.
-        self._lines: dict[tuple[object, ...], Strip] = {}
-        self._segments: dict[tuple[int, int, int], _CellSegments] = {}
+        # Bounded by bytes in two generations (byte_bound.py): the hot loop reads the new one's dict.
+        self._lines: ByteBound[Strip] = ByteBound(_LINES_BUDGET, strip_bytes)
+        self._segments: ByteBound[_CellSegments] = ByteBound(_SEGMENTS_BUDGET, _cell_bytes)
+        self._fits = 0  # calls since the caches were last sized, modulo REFIT_EVERY
         self._styles: dict[str, Style] | None = None
         self._overs: list[Style] | None = None
         self._pads: dict[tuple[int, int], Segment] = {}
@@ -321,10 +329,9 @@ class RowTable(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
             return hit
         assert self._overs is not None
         segments = cell_segments(cell, w, self._style("base"), self._overs[over], self.app.console)
-        if len(self._segments) >= _SEGMENTS_LIMIT:
-            self._segments.clear()
         first = segments[0]
-        hit = self._segments[key] = (cell, segments, first.style, first.text, segments[1:], segments[-1].style)
+        hit = (cell, segments, first.style, first.text, segments[1:], segments[-1].style)
+        self._segments.put(key, hit)
         return hit
 
     def _render_cells(self, cells: Sequence[Text], width: int, over: int) -> Strip:
@@ -332,7 +339,7 @@ class RowTable(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
         # style the previous one ended in continues its segment (fewer segments to filter and send).
         segments: list[Segment] = []
         extend = segments.extend
-        cache_get = self._segments.get
+        cache_get = self._segments.new.get  # a miss (or an old-generation hit) goes through self._cell
         used = 0
         last_style = None
         for cell, w in zip(cells, self._widths, strict=False):
@@ -366,7 +373,13 @@ class RowTable(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
         width = self.outer_size.width
         focused = self.has_focus
         top = int(self.scroll_y)
-        return [self._line(y, top, width, focused) for y in ys]
+        strips = [self._line(y, top, width, focused) for y in ys]
+        self._fits = (self._fits + 1) % REFIT_EVERY
+        if strips and self._fits == 1:  # a generation of each cache holds a few frames of the visible rows
+            frame = sum(strip_bytes(s) for s in strips) * max(1, self.outer_size.height) // len(strips)
+            self._lines.fit(frame)
+            self._segments.fit(frame)
+        return strips
 
     def _line(self, y: int, top: int, width: int, focused: bool) -> Strip:
         if y == 0:
@@ -375,7 +388,7 @@ class RowTable(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
             if strip is None:
                 header = row_order.header_cells(self.columns, self.sort_column, self.sort_reverse)
                 strip = self._render_cells(header, width, self._over("header"))
-                self._lines[key] = strip
+                self._lines.put(key, strip)
             return strip
         index = top + y - 1
         if index >= len(self._order):
@@ -390,7 +403,5 @@ class RowTable(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
         if strip is None:
             over = self._over("cursor" if cursor else "odd" if odd else "none")
             strip = self._render_cells(self.get_row(row_key), width, over)
-            if len(self._lines) >= _LINES_LIMIT:
-                self._lines.clear()
-            self._lines[key] = strip
+            self._lines.put(key, strip)
         return strip

@@ -19,6 +19,8 @@ from gputui.ui.render.cell_segments import cell_segments
 from gputui.ui.render.direct_lines import DirectLines
 from gputui.ui.render.lean_strip import LeanStrip
 
+_PLAIN = Style()
+
 
 class TextPanel(DirectLines, Widget):
     """Shows one Rich Text; ``show_text`` is cheap when nothing changed."""
@@ -80,7 +82,7 @@ class TextPanel(DirectLines, Widget):
         ):
             self._redraw()
             return
-        style, console, plain = self.base_style, self.app.console, Style()
+        style, console, plain = self.base_style, self.app.console, _PLAIN  # one object: cell_segments keys by id
         for i in changed:
             strips[i] = LeanStrip(cell_segments(lines[i], width, style, plain, console, edge=0), width)
         self.refresh(*[Region(0, i, width, 1) for i in changed])

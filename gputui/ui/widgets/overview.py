@@ -16,7 +16,8 @@ from gputui.dashboard.gpu_filter import GpuFilter
 from gputui.dashboard.gpu_index import gpu_rows
 from gputui.dashboard.occupancy import holder_summary
 from gputui.ui.palette import PLAIN, Palette
-from gputui.ui.render.cell_memo import LIMIT as MEMO_LIMIT
+from gputui.ui.render.byte_bound import ByteBound, text_bytes
+from gputui.ui.render.cell_memo import COLUMN_BUDGET
 from gputui.ui.render.row_table import ColumnSpec, Row, RowTable
 from gputui.ui.widgets import cells
 
@@ -91,12 +92,10 @@ def _maker(key: str, bars: dict[str, int], p: Palette) -> CellMaker:
     Each maker keeps its own cells by value (see CellMemo for why equal values share a Text); a
     refresh builds a cell a GPU a column, so each is one call with the lookup inlined.
     """
-    memo: dict[Hashable, Text] = {}
+    memo: ByteBound[Text] = ByteBound(COLUMN_BUDGET, text_bytes)
 
     def keep(k: Hashable, cell: Text) -> Text:
-        if len(memo) >= MEMO_LIMIT:
-            memo.clear()
-        memo[k] = cell
+        memo.put(k, cell)
         return cell
 
     get = memo.get
