@@ -7,6 +7,7 @@ calls :meth:`Scheduler.finish`.
 from __future__ import annotations
 
 import bisect
+import heapq
 from collections.abc import Collection
 from operator import attrgetter
 
@@ -51,6 +52,10 @@ class Scheduler:
         #: shape number -> the first ask prepared for it on ``_proto_state``; its shape passed the submit checks
         self._protos: dict[int, Ask] = {}
         self._proto_state: ClusterState | None = None
+        #: (end by limit, seq, start number, job) of every job started with a limit, a heap: a reservation takes
+        #: the running jobs in end order from a copy, not by sorting them all (entries of ended jobs are skipped)
+        self._ends: list[tuple[float, int, int, Job]] = []
+        self._starts = 0
 
     # -- submitting -----------------------------------------------------------------------------
     def submit(self, request: JobRequest, now: float, job_id: int | None = None) -> Job:
@@ -125,6 +130,9 @@ class Scheduler:
         job.state, job.start_time, job.allocation = RUNNING, now, alloc
         job.reason, job.backfilled, job.blocked_by = "None", backfilled, None
         self.running[job.id] = job
+        if job.limit_s is not None:
+            heapq.heappush(self._ends, (now + job.limit_s, job.seq, self._starts, job))
+            self._starts += 1
         for name in alloc.node_names:
             self.on_node.setdefault(name, set()).add(job.id)
         return make_decision(job.id, job.request, alloc, now, backfilled, self._warnings(alloc))
@@ -282,7 +290,13 @@ class Scheduler:
             for name in req.nodelist:
                 ids |= self.on_node.get(name, set())
             running = [self.running[i] for i in ids]
-        head.reservation = reserve(self.state, head, running, now, self.policy)  # type: ignore[arg-type]
+        ordered = None
+        if not isinstance(running, list):  # every running job: the kept heap of them
+            if len(self._ends) > 2 * len(self.running) + 64:  # drop the entries of ended jobs now and then
+                self._ends = [e for e in self._ends if e[3].state == RUNNING]
+                heapq.heapify(self._ends)
+            ordered = self._ends[:]
+        head.reservation = reserve(self.state, head, running, now, self.policy, ordered)  # type: ignore[arg-type]
         self._res_key = (head.id, now)
 
     def _backfill_ok(self, job: Job, alloc: Allocation, head: Job, now: float) -> bool:
