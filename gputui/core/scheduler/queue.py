@@ -295,7 +295,10 @@ class Scheduler:
             if len(self._ends) > 2 * len(self.running) + 64:  # drop the entries of ended jobs now and then
                 self._ends = [e for e in self._ends if e[3].state == RUNNING]
                 heapq.heapify(self._ends)
-            ordered = self._ends[:]
+            ends = self._ends
+            while ends and ends[0][3].state != RUNNING:  # ended ones on top: off for good, not on every copy
+                heapq.heappop(ends)
+            ordered = ends[:]
         head.reservation = reserve(self.state, head, running, now, self.policy, ordered)  # type: ignore[arg-type]
         self._res_key = (head.id, now)
 
