@@ -54,3 +54,19 @@ def test_submits_of_higher_priority_still_go_ahead():
     high = q.submit(parse_options("--gpus=1 --priority=5"), 0)
     last = q.submit(parse_options("--gpus=1"), 0)
     assert q.pending == [high, *low, last]
+
+
+def test_the_kept_heap_of_running_jobs_reserves_as_a_fresh_sort_does():
+    from gputui.core.scheduler.reservation import reserve
+
+    q = Scheduler(cluster(("n[0-3]", 2, GpuSpec())))
+    jobs = [q.submit(parse_options(f"--gpus=1 -t {5 + (i * 7) % 11}"), 0) for i in range(8)]
+    q.schedule(0)
+    for j in jobs[::3]:  # some end early: their entries stay in the heap and must be skipped
+        q.finish(j.id, 30)
+    more = [q.submit(parse_options(f"--gpus=1 -t {3 + i}"), 30) for i in range(3)]
+    head = q.submit(parse_options("-N 2 --gpus-per-node=2 -t 60"), 31)
+    q.schedule(31)
+    assert q.head is head and head.reservation is not None and all(m.state == "RUNNING" for m in more)
+    fresh = reserve(q.state, head, list(q.running.values()), 31, q.policy)  # a list: sorted from scratch
+    assert fresh == head.reservation
