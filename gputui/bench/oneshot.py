@@ -123,6 +123,10 @@ def main(argv: list[str]) -> int:
         Path(tmp, "sitecustomize.py").write_text(_SITE.format(path=nvml_patched.__file__))
         env = {**os.environ, "PYTHONPATH": tmp, nvml_patched.ENV: str(spec_path), "COLUMNS": "160"}
         env.pop("PYTHONSTARTUP", None)
+        # Bytecode as an installed package has it (pip writes nvitop's at install): the warm-up round writes
+        # gputui's if it is missing. With PYTHONDONTWRITEBYTECODE set, every gputui run would compile its
+        # sources again while nvitop's bytecode is cached: not like with like.
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
         cases = {
             "python -c pass (interpreter floor)": [sys.executable, "-c", "pass"],
             "fake floor (interpreter + pynvml + the fake)": [sys.executable, "-c", "import pynvml"],

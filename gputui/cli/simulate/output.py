@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import IO
+from typing import IO, Any
 
 from rich.console import Console
 from rich.table import Table
@@ -145,6 +145,13 @@ def write_plot(summaries: list[Summary], path: str) -> None:
         axes[0][j].grid(alpha=0.3)
         axes[1][j].grid(alpha=0.3)
     axes[0][0].legend(fontsize=8)
+    save_plot(fig, path)
+
+
+def save_plot(fig: Any, path: str) -> None:
+    """Write a matplotlib figure for --plot and close it; a path that cannot be written is one line."""
+    import matplotlib.pyplot as plt
+
     fig.tight_layout()
     try:
         fig.savefig(path, dpi=110)

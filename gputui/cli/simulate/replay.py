@@ -109,6 +109,8 @@ def write_timeline_plot(results: list[ReplayResult], path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from gputui.cli.simulate.output import save_plot
+
     fig, axes = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
     for r in results:
         hours = [p[0] / 3600 for p in r.timeline]
@@ -120,10 +122,4 @@ def write_timeline_plot(results: list[ReplayResult], path: str) -> None:
     for ax in axes:
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize=8)
-    fig.tight_layout()
-    try:
-        fig.savefig(path, dpi=110)
-    except OSError as e:
-        raise GputuiError(f"--plot: cannot write {path}: {e.strerror or e}") from None
-    finally:
-        plt.close(fig)
+    save_plot(fig, path)
