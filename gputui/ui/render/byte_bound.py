@@ -24,11 +24,18 @@ FRAMES = 3
 FLOOR = 16 * 1024
 #: bytes of one Segment in a strip, as CPython holds it: the named tuple, its text and its share of a style
 SEGMENT_BYTES = 120
+#: a widget sizes its caches again at every this many frames (summing the strips' sizes is not free)
+REFIT_EVERY = 32
 
 
 def strip_bytes(strip: Strip) -> int:
     """About what a strip holds: its segments (their text included) and the strip itself."""
     return 200 + SEGMENT_BYTES * len(strip) + strip.cell_length
+
+
+def frame_bytes(strips: list[Strip], height: int) -> int:
+    """About what a frame of ``height`` lines like ``strips`` (not empty) holds: what a widget sizes its caches by."""
+    return sum(strip_bytes(s) for s in strips) * max(1, height) // len(strips)
 
 
 def text_bytes(text: Text) -> int:

@@ -13,7 +13,11 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 
-from gputui.ui.render.byte_bound import ByteBound
+from gputui.ui.render.byte_bound import SEGMENT_BYTES, ByteBound
+
+#: One cell as a table's cache keeps it: the cell, its segments, the first segment's style and text, the rest, and
+#: the last one's style (what a row's hot loop reads, taken out once).
+CellEntry = tuple[Text, list[Segment], "Style | None", str, list[Segment], "Style | None"]
 
 
 def _style(value: str | Style, console: Console) -> Style:
@@ -100,3 +104,14 @@ def merge(segments: list[Segment]) -> list[Segment]:
             out.append(seg)
         last = style
     return out
+
+
+def cell_entry(cell: Text, w: int, base: Style, over: Style, console: Console) -> CellEntry:
+    """:func:`cell_segments` of one cell, as a table's cache keeps it."""
+    segments = cell_segments(cell, w, base, over, console)
+    first = segments[0]
+    return (cell, segments, first.style, first.text, segments[1:], segments[-1].style)
+
+
+def entry_bytes(entry: CellEntry) -> int:
+    return 200 + SEGMENT_BYTES * len(entry[1])  # the cell's Text is the memo's; its segments are the cache's

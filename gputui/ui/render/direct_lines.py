@@ -19,12 +19,10 @@ from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 from textual.widget import Widget
 
-from gputui.ui.render.byte_bound import ByteBound, pair_bytes, strip_bytes
+from gputui.ui.render.byte_bound import REFIT_EVERY, ByteBound, frame_bytes, pair_bytes
 
 #: bytes per generation of the widened strips kept per widget, until the first frame sizes it (byte_bound.py)
 FINAL_BUDGET = 64 * 1024
-#: size the cache again at every this many calls (summing the strips' sizes is not free)
-REFIT_EVERY = 32
 
 # A plain mixin, not a Widget subclass: Textual inherits CSS along the first DOM base class only.
 _Base: Any = Widget if TYPE_CHECKING else object
@@ -93,8 +91,7 @@ class DirectLines(_Base):
             out.append(full)
         self._direct_fits = (self._direct_fits + 1) % REFIT_EVERY
         if out and self._direct_fits == 1:  # a generation holds a few frames of this widget (its visible height)
-            shown = sum(strip_bytes(s) for s in out)
-            final.fit(2 * shown * max(1, self.outer_size.height) // len(out))
+            final.fit(2 * frame_bytes(out, self.outer_size.height))
         x1, x2 = crop.column_span
         if (x1, x2) != (0, width):
             out = [s.crop(x1, x2) for s in out]

@@ -23,9 +23,9 @@ from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 
 from gputui.ui.render import row_order
-from gputui.ui.render.byte_bound import SEGMENT_BYTES, ByteBound, strip_bytes
-from gputui.ui.render.cell_segments import cell_segments
-from gputui.ui.render.direct_lines import REFIT_EVERY, DirectLines, KeptScrollBar
+from gputui.ui.render.byte_bound import REFIT_EVERY, ByteBound, frame_bytes, strip_bytes
+from gputui.ui.render.cell_segments import CellEntry, cell_entry, entry_bytes
+from gputui.ui.render.direct_lines import DirectLines, KeptScrollBar
 from gputui.ui.render.lean_strip import LeanStrip
 from gputui.ui.render.row_messages import RowHighlighted as _RowHighlighted
 from gputui.ui.render.row_messages import RowSelected as _RowSelected
@@ -33,16 +33,10 @@ from gputui.ui.render.row_order import ColumnSpec, Row
 
 _MISSING = object()
 _OVERS = ("none", "odd", "cursor", "header")  # row styles laid over cells, by number (see RowTable._over)
-# A cell as segments: (the cell, its segments, first segment's style and text, the rest, the last one's style).
-_CellSegments = tuple[Text, list[Segment], "Style | None", str, list[Segment], "Style | None"]
 # Bytes per generation of the line and cell caches (see byte_bound.py): several full frames of a large table.
 # (until the first frame sizes them to what the table shows)
 _LINES_BUDGET = 64 * 1024
 _SEGMENTS_BUDGET = 64 * 1024
-
-
-def _cell_bytes(entry: _CellSegments) -> int:
-    return 200 + SEGMENT_BYTES * len(entry[1])  # the cell's Text is the memo's; its segments are this cache's
 
 
 class RowTable(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
@@ -98,7 +92,7 @@ class RowTable(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
         self._highlighted: str | None = None
         # Bounded by bytes in two generations (byte_bound.py): the hot loop reads the new one's dict.
         self._lines: ByteBound[Strip] = ByteBound(_LINES_BUDGET, strip_bytes)
-        self._segments: ByteBound[_CellSegments] = ByteBound(_SEGMENTS_BUDGET, _cell_bytes)
+        self._segments: ByteBound[CellEntry] = ByteBound(_SEGMENTS_BUDGET, entry_bytes)
         self._fits = 0  # calls since the caches were last sized, modulo REFIT_EVERY
         self._styles: dict[str, Style] | None = None
         self._overs: list[Style] | None = None
@@ -321,16 +315,14 @@ class RowTable(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
             self._overs = [self._style(f"over-{n}") if n != "header" else self._style(n) for n in _OVERS]
         return _OVERS.index(name)
 
-    def _cell(self, cell: Text, w: int, over: int) -> _CellSegments:
+    def _cell(self, cell: Text, w: int, over: int) -> CellEntry:
         """One padded cell as segments; a memoised cell (the same object again) is rendered once."""
         key = (id(cell), w, over)
         hit = self._segments.get(key)
         if hit is not None and hit[0] is cell:  # the cache holds the cell, so its id cannot be reused
             return hit
         assert self._overs is not None
-        segments = cell_segments(cell, w, self._style("base"), self._overs[over], self.app.console)
-        first = segments[0]
-        hit = (cell, segments, first.style, first.text, segments[1:], segments[-1].style)
+        hit = cell_entry(cell, w, self._style("base"), self._overs[over], self.app.console)
         self._segments.put(key, hit)
         return hit
 
@@ -376,7 +368,7 @@ class RowTable(DirectLines, ScrollView, can_focus=True, inherit_bindings=False):
         strips = [self._line(y, top, width, focused) for y in ys]
         self._fits = (self._fits + 1) % REFIT_EVERY
         if strips and self._fits == 1:  # a generation of each cache holds a few frames of the visible rows
-            frame = sum(strip_bytes(s) for s in strips) * max(1, self.outer_size.height) // len(strips)
+            frame = frame_bytes(strips, self.outer_size.height)
             self._lines.fit(frame)
             self._segments.fit(frame)
         return strips
