@@ -16,9 +16,9 @@ minute, and the largest tracemalloc differences over that span with --trace.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import gc
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -53,6 +53,8 @@ class _StepClock(ManualClock):
 
 
 async def _run(args: argparse.Namespace, recording: Path) -> list[tuple[float, float]]:
+    import asyncio
+
     from gputui.sources.recording import RecordingReader
     from gputui.sources.replay import ReplaySource
     from gputui.ui import create_app
@@ -129,11 +131,17 @@ def main(argv: list[str]) -> int:
     if not Path("/proc/self/status").exists():
         print("rss reads /proc/self/status, which needs Linux", file=sys.stderr)
         return 2
+    import gputui.ui  # noqa: F401  # before asyncio, as the dashboard's command does (ui/render/process_memory.py)
+
     if args.trace:
         tracemalloc.start(8)
     with tempfile.TemporaryDirectory(prefix="gputui-rss-") as tmp:
         recording = Path(tmp) / "long-demo.gtrec"
-        long_demo(recording, args.minutes)
+        # in another process: the dashboard never imports the simulation that writes it (nor its hashlib)
+        code = "import sys, pathlib, gputui.bench.rss as r; r.long_demo(pathlib.Path(sys.argv[1]), int(sys.argv[2]))"
+        subprocess.run([sys.executable, "-c", code, str(recording), str(args.minutes)], check=True)
+        import asyncio
+
         samples = asyncio.run(_run(args, recording))
     tail = [(m, r) for m, r in samples if m >= args.start]
     print(f"RSS of the dashboard on the demo cluster, {'real time' if args.realtime else 'accelerated'}, {args.size}:")

@@ -40,6 +40,7 @@ from gputui.ui.render.app_internals import (
     settle_heap,
     start_with_theme,
 )
+from gputui.ui.render.process_memory import TRIM_EVERY, TRIM_FIRST, release_free_memory
 from gputui.ui.replay_keys import ReplayKeys
 from gputui.ui.screens.modes import VIEW_SCREENS
 from gputui.ui.screens.view_screen import VIEWS, ViewScreen
@@ -263,6 +264,8 @@ class GputuiApp(App[None], DialogActions):
                     self.record_keys.record(None, tick.events)
                 if self.feed.poll_count == 1:
                     self.call_after_refresh(self.first_frame_drawn)
+                elif self.feed.poll_count % TRIM_EVERY == TRIM_FIRST:
+                    release_free_memory()
         self.feed.schedule()
 
     def apply_snapshot(self, snap: ClusterSnapshot) -> None:

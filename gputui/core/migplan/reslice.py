@@ -8,7 +8,6 @@ drained first).
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import replace
 
 from gputui.core.mig_profiles import model_for
@@ -19,6 +18,9 @@ LayoutSpec = tuple[tuple[int, str, int], ...]
 
 
 def _mig_uuid(node: str, index: int, gi: int, profile: str) -> str:
+    import hashlib  # here, not above: hashlib loads OpenSSL (about 3.5 MiB resident), which a dashboard whose
+    # job service imports this module (jobs/mig_layouts.py) needs only once a GPU is re-sliced
+
     h = hashlib.sha256(f"gputui-reslice/{node}/{index}/{gi}/{profile}".encode()).hexdigest()
     return f"MIG-{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
 

@@ -15,6 +15,7 @@ from textual.driver import Driver
 from textual.screen import Screen
 
 from gputui.dashboard.actions import ActionRegistry
+from gputui.ui.render.process_memory import release_free_memory
 
 
 def start_with_theme(app: App[Any], name: str) -> None:
@@ -104,3 +105,4 @@ def settle_heap() -> None:
     young objects every 700 allocations (the default) spends more time than it recovers."""
     gc.freeze()
     gc.set_threshold(20_000, 20, 20)
+    release_free_memory()  # start-up's temporaries (process_memory.py)
