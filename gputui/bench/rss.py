@@ -155,7 +155,8 @@ def main(argv: list[str]) -> int:
         )
     if args.trace:
         stats = args.snapshot_at_end.compare_to(args.snapshot_at_start, "traceback")
-        print("largest growths from minute", args.start)
+        total = sum(s.size_diff for s in stats) / 1024
+        print(f"Python allocations (tracemalloc), minute {args.start} to the end: {total:+.0f} KiB; largest growths:")
         for s in stats[:12]:
             where = [f"{f.filename.split('site-packages/')[-1].split('gputui/')[-1]}:{f.lineno}" for f in s.traceback]
             print(f"  {s.size_diff / 1024:+8.0f} KiB {s.count_diff:+7d} blocks  " + " <- ".join(reversed(where[-5:])))

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from gputui.core.model import ClusterSnapshot
-from gputui.core.scheduler.explain import Explanation
 from gputui.jobs.records import JobRecord, User
 from gputui.jobs.views import JobDetail, Preview, TickResult
+
+if TYPE_CHECKING:  # the scheduler loads with the first job (jobs/keeper.py)
+    from gputui.core.scheduler.explain import Explanation
 
 
 @runtime_checkable

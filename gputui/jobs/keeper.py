@@ -9,20 +9,22 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gputui.core.model import ClusterSnapshot, Event
 from gputui.core.scheduler.config import SchedulerConfig
-from gputui.core.scheduler.decision import Decision
 from gputui.core.scheduler.jobs import CANCELLED as S_CANCELLED
 from gputui.core.scheduler.parse.timespec import UNLIMITED
-from gputui.core.scheduler.queue import Scheduler
 from gputui.jobs.errors import StoreError
 from gputui.jobs.records import CANCELLED, COMPLETED, FAILED, PENDING, RUNNING, JobRecord, final_state
 from gputui.jobs.restore import build_scheduler, dependency_ids, held_pids
 from gputui.jobs.runners.base import Exit, Runner
 from gputui.jobs.store import JobStore
 from gputui.mps.transitions import mps_events
+
+if TYPE_CHECKING:  # the scheduler loads with the first job the queue holds (restore.build_scheduler)
+    from gputui.core.scheduler.decision import Decision
+    from gputui.core.scheduler.queue import Scheduler
 
 MAX_CATCH_UP = 10_000  # simulated end-and-start steps in one tick, after a long jump forward
 GPUS_GONE = "its GPUs are gone (lost, or the MIG instance was destroyed)"
@@ -103,15 +105,19 @@ class Keeper:
         dv = self.store.revision()[0]
         own = {*self.runner.own_pids(snapshot, list(running.values())), *held_pids(snapshot, running.values())}
         pending: dict[int, JobRecord] = {}
-        if self.sched is None or self.stale or dv != self._seen_dv:
+        problems: dict[int, str] = {}
+        if self.stale or dv != self._seen_dv or (self.sched is None and running):
             pending = {r.id: r for r in self.store.jobs(self.cluster, [PENDING])}
-            deps = dependency_ids([*running.values(), *pending.values()]) - running.keys() - pending.keys()
-            ended = self.store.jobs(self.cluster, ids=deps) if deps else []
-            built = build_scheduler(snapshot, self.config, running.values(), pending.values(), ended, own)
-            self.sched, problems = built.scheduler, built.problems
+            if running or pending:
+                deps = dependency_ids([*running.values(), *pending.values()]) - running.keys() - pending.keys()
+                ended = self.store.jobs(self.cluster, ids=deps) if deps else []
+                built = build_scheduler(snapshot, self.config, running.values(), pending.values(), ended, own)
+                self.sched, problems = built.scheduler, built.problems
+            else:  # an empty queue has nothing to place: the scheduler (about 2 MiB of modules) loads with a job
+                self.sched = None
             self._reasons = {r.id: r.reason for r in pending.values()}
             self.stale = False
-        else:
+        elif self.sched is not None:
             problems = {i: GPUS_GONE for i in self.sched.refresh(snapshot, own)}
         self._seen_dv = dv
         for job_id, why in problems.items():
@@ -246,7 +252,8 @@ class Keeper:
 
     # -- starting -------------------------------------------------------------------------------
     def _schedule(self, t: float) -> dict[int, JobRecord]:
-        assert self.sched is not None
+        if self.sched is None:  # an empty queue (see _load)
+            return {}
         decisions = self.sched.schedule(t)
         if not decisions:
             return {}
@@ -310,8 +317,8 @@ class Keeper:
 
     # -- reasons and clock ----------------------------------------------------------------------
     def _save_reasons(self, clock: float) -> None:
-        assert self.sched is not None
-        changed = {j.id: j.reason for j in self.sched.pending if self._reasons.get(j.id) != j.reason}
+        pending = self.sched.pending if self.sched is not None else ()
+        changed = {j.id: j.reason for j in pending if self._reasons.get(j.id) != j.reason}
         save_clock = self.runner.kind == "sim" and (
             self._clock_saved is None or bool(changed) or abs(clock - self._clock_saved) >= 5.0
         )

@@ -8,17 +8,17 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from gputui.core.model import ClusterSnapshot
-from gputui.core.scheduler import ledger
-from gputui.core.scheduler.build import state_from_snapshot
 from gputui.core.scheduler.config import SchedulerConfig
 from gputui.core.scheduler.errors import RequestError
 from gputui.core.scheduler.jobs import ENDED, FAILED, Job
-from gputui.core.scheduler.place.placement import prepare
-from gputui.core.scheduler.queue import Scheduler
 from gputui.core.scheduler.request import JobRequest
 from gputui.jobs.records import JobRecord
+
+if TYPE_CHECKING:  # the scheduler itself loads with the first job a queue holds (build_scheduler), not before
+    from gputui.core.scheduler.queue import Scheduler
 
 
 @dataclass
@@ -69,6 +69,8 @@ def held_pids(snapshot: ClusterSnapshot, running: Iterable[JobRecord]) -> set[tu
 
 def _stub(sched: Scheduler, rec: JobRecord, state: str) -> None:
     """An ended job, known to the scheduler only so that dependencies on it can be judged."""
+    from gputui.core.scheduler.place.placement import prepare
+
     job = Job(rec.id, rec.request, prepare(sched.state, rec.request), rec.submit_time, 0, None, state=state)
     job.end_time = rec.end_time
     sched.jobs[rec.id] = job
@@ -84,6 +86,10 @@ def build_scheduler(
 ) -> Built:
     """A scheduler on ``snapshot`` holding ``running`` (on their allocations) and ``pending`` (queued in submit
     order); ``ended`` are the finished jobs that dependencies refer to."""
+    from gputui.core.scheduler import ledger
+    from gputui.core.scheduler.build import state_from_snapshot
+    from gputui.core.scheduler.queue import Scheduler
+
     sched = Scheduler(state_from_snapshot(snapshot, config, own_pids))
     built = Built(sched)
     for rec in ended:

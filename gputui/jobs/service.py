@@ -13,24 +13,16 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from gputui.core.model import ClusterSnapshot
-from gputui.core.scheduler.build import state_from_snapshot
 from gputui.core.scheduler.config import SchedulerConfig
 from gputui.core.scheduler.errors import RequestError
-from gputui.core.scheduler.explain import Explanation, explain
-from gputui.core.scheduler.parse.options import parse_options
-from gputui.core.scheduler.parse.script import parse_script
 from gputui.core.scheduler.parse.timespec import UNLIMITED
-from gputui.core.scheduler.queue import Scheduler
-from gputui.core.scheduler.state import ClusterState
-from gputui.core.scheduler.validate import StaticCapacity, check
-from gputui.jobs import submission
 from gputui.jobs.describe import allocation_text
 from gputui.jobs.errors import JobError, JobNotFound, JobRefused, StoreError
 from gputui.jobs.keeper import Keeper, job_event, reset_run
 from gputui.jobs.mig_layouts import MigLayouts
-from gputui.jobs.preview import preview_in
 from gputui.jobs.procstat import host_name, is_alive, self_stamp
 from gputui.jobs.queue_clock import QueueClock
 from gputui.jobs.records import CANCELLED, ENDED, PENDING, RUNNING, JobRecord, User, current_user
@@ -38,6 +30,12 @@ from gputui.jobs.restore import build_scheduler, dependency_ids, held_pids
 from gputui.jobs.runners.base import Runner
 from gputui.jobs.store import JobStore, Owner
 from gputui.jobs.views import JobDetail, Preview, TickResult, tail
+
+if TYPE_CHECKING:  # the scheduler, its parser and its checks load with the first submit, preview or job (keeper.py)
+    from gputui.core.scheduler.explain import Explanation
+    from gputui.core.scheduler.queue import Scheduler
+    from gputui.core.scheduler.state import ClusterState
+    from gputui.core.scheduler.validate import StaticCapacity
 
 
 class JobService:
@@ -175,6 +173,9 @@ class JobService:
 
     # -- submitting -----------------------------------------------------------------------------
     def _check_request(self, rec: JobRecord) -> None:
+        from gputui.core.scheduler.build import state_from_snapshot
+        from gputui.core.scheduler.validate import StaticCapacity, check
+
         snap = self._snapshot
         if snap is not None and snap.nodes:
             if self._capacity is None or self._capacity[0] is not snap:
@@ -199,6 +200,8 @@ class JobService:
 
         Raises RequestError (the parser's one line), JobError (no command, unreadable script) or StoreError.
         """
+        from gputui.jobs import submission
+
         with self._lock:
             sub = submission.build(options, command, script)
             who = user or self.user
@@ -239,6 +242,11 @@ class JobService:
 
     def preview(self, options: str | Sequence[str], script: str | os.PathLike[str] | None = None) -> Preview:
         """Where a request would land now, or why it would wait; stores nothing. Raises RequestError / JobError."""
+        from gputui.core.scheduler.parse.options import parse_options
+        from gputui.core.scheduler.parse.script import parse_script
+        from gputui.jobs import submission
+        from gputui.jobs.preview import preview_in
+
         with self._lock:
             words = submission.words_of(options)
             if script is not None:
@@ -256,6 +264,8 @@ class JobService:
 
     def explain(self, job_id: int) -> Explanation:
         """Why a job waits (Slurm's word and a sentence), where it runs, or how it ended."""
+        from gputui.core.scheduler.explain import Explanation, explain
+
         with self._lock:
             rec = self._get(job_id)
             now = self.now()

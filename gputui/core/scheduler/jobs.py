@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from gputui.core.scheduler.allocation import Allocation
 from gputui.core.scheduler.job_states import CANCELLED, COMPLETED, ENDED, FAILED, PENDING, RUNNING
-from gputui.core.scheduler.place.placement import Ask
 from gputui.core.scheduler.request import JobRequest
+
+if TYPE_CHECKING:  # the placer (and through it the policies and the state) loads with the queue, not with a record
+    from gputui.core.scheduler.place.placement import Ask
 
 __all__ = ["CANCELLED", "COMPLETED", "ENDED", "FAILED", "PENDING", "REASONS", "RUNNING", "Job"]
 

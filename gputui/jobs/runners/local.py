@@ -24,7 +24,6 @@ from gputui.jobs.procstat import host_name, is_alive, read_stat, start_ticks
 from gputui.jobs.records import JobRecord
 from gputui.jobs.runners.base import Exit, Launch
 from gputui.jobs.runners.wrapper import EXIT_FILE, RESERVE_FILE, WRAPPER_FILE, read_json
-from gputui.jobs.submission import interpreter
 from gputui.statedir import create_private_file, make_private_dir, write_private_file
 
 # Started with -c so that the wrapper imports this very gputui, wherever the job's working directory is.
@@ -78,6 +77,8 @@ class LocalRunner:
     # -- submit ---------------------------------------------------------------------------------
     def validate(self, rec: JobRecord) -> JobRecord:
         """Resolve a bare command name on the submitter's PATH now, as a shell would when typed."""
+        from gputui.jobs.submission import interpreter  # with the request parser: loaded at the first submit
+
         if rec.script is not None:
             interpreter(rec.script, rec.script_path or "batch script")
             return rec
@@ -109,6 +110,8 @@ class LocalRunner:
         script = job_dir / "script"
         write_private_file(script, rec.script.encode())
         script.chmod(0o700)
+        from gputui.jobs.submission import interpreter
+
         return [*interpreter(rec.script), str(script), *rec.command]
 
     def start(self, rec: JobRecord, env: dict[str, str]) -> Launch:
