@@ -85,8 +85,15 @@ class Table:
         for i, (col, width, cell) in enumerate(zip(self.columns, widths, cells, strict=True)):
             line.append(edges[0] if i == 0 else edges[2])
             text, style = (cell, "") if isinstance(cell, str) else (cell.plain, cell.base)
+            text = _justify(text, width, col.justify)
+            # rich then measures the justified text again and pads (or cuts) it to the width: the two counts differ
+            # where a zero-width joiner ends the text, whose measure swallows the next character (a space)
+            measured = cell_len(text)
+            if measured > width:
+                text = set_cell_size(text, width)
             line.append(" ", cell_style)
-            line.append(_justify(text, width, col.justify), style if not cell_style else _both(cell_style, style))
+            line.append(text, style if not cell_style else _both(cell_style, style))
+            line.append(" " * (width - measured), cell_style)
             line.append(" ", cell_style)
         line.append(edges[3])
         return line
@@ -113,5 +120,5 @@ def _justify(text: str, width: int, how: str) -> str:
 
 
 def _rule(edges: str, widths: list[int]) -> Styled:
-    left, fill, between, right = edges
+    left, fill, between, right = edges[0], edges[1], edges[2], edges[3]
     return Styled(left + between.join(fill * (w + 2) for w in widths) + right)

@@ -1,17 +1,18 @@
 """Terminal cell widths of strings, measured as rich measures them, so that a one-shot table and the dashboard agree
 on every string (wide East Asian characters, combining marks, emoji sequences).
 
-A string whose characters are each one cell wide (printable ASCII, Latin, Greek, Cyrillic, box drawing: rich's own
-fast path) is measured here by its length; any other string by ``rich.cells``, imported only then, so that a
-snapshot of plain names costs no import. ``rich.cells`` alone is light (no console, no styles).
+A string whose characters are each one cell wide (printable ASCII, Latin, Greek, Cyrillic, box drawing: rich's
+own fast path; and the ellipsis, one cell in rich's tables, which cut text ends with) is measured here by its
+length; any other string by ``rich.cells``, imported only then, so that a snapshot of plain names costs no import.
+``rich.cells`` alone is light (no console, no styles).
 """
 
 from __future__ import annotations
 
 import re
 
-#: a character outside the ranges that rich.cells treats as one cell each (``_SINGLE_CELL_UNICODE_RANGES``)
-_NOT_SINGLE = re.compile("[^\x20-\x7e\xa0-\xac\xae-\u02ff\u0370-\u0482\u2500-\u25fc\u2800-\u28ff]")
+#: a character outside the ranges that rich.cells treats as one cell each (``_SINGLE_CELL_UNICODE_RANGES``, plus …)
+_NOT_SINGLE = re.compile("[^\x20-\x7e\xa0-\xac\xae-\u02ff\u0370-\u0482\u2026\u2500-\u25fc\u2800-\u28ff]")
 
 
 def single_cells(text: str) -> bool:

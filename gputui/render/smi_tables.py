@@ -299,6 +299,31 @@ def snapshot_view(snap: ClusterSnapshot, nodes: Iterable[str] | None = None) -> 
     return parts
 
 
+def layout(
+    snap: ClusterSnapshot, nodes: Iterable[str] | None, term: Terminal, *, wide: bool = False
+) -> tuple[list[Part], int]:
+    """The lines and tables of the snapshot fitted to the terminal as nvidia-smi's table fits: the least important
+    columns are left out (and named) when it is narrow, unless ``wide``; and the width to draw them at (wider than
+    the terminal when the kept columns alone are)."""
+    parts = snapshot_view(snap, nodes)
+    whole = not term.is_terminal  # piped: free text that is cut is also given whole under its table
+    width = max([term.width] + [p.fit(term.width, wide=wide, whole=whole) for p in parts if isinstance(p, FitTable)])
+    return parts, width
+
+
+def render(parts: list[Part], width: int, term: Terminal) -> str:
+    """The parts as the terminal gets them: free lines wrapped at ``width``, tables with the lines under them
+    (each of those on one line, however long)."""
+    lines: list[Styled] = []
+    for part in parts:
+        if isinstance(part, FitTable):
+            lines += part.lines(ascii_only=term.ascii_only)
+            lines += part.footer()
+        else:
+            lines += wrap(part, width)
+    return "".join(ansi(line, colour=term.colour, no_color=term.no_color) + "\n" for line in lines)
+
+
 def print_snapshot(
     out: TextIO,
     snap: ClusterSnapshot,
@@ -307,18 +332,8 @@ def print_snapshot(
     wide: bool = False,
     terminal: Terminal | None = None,
 ) -> None:
-    """Write the snapshot to ``out`` to fit the terminal as nvidia-smi's table does: the least important columns
-    are left out (and named) when it is narrow, unless ``wide``; piped, free text wraps instead of being cut.
-    ``terminal`` (its width, colour) is found from ``out`` and the environment when not given."""
+    """Write everything `gputui snapshot` prints to ``out``; ``terminal`` (width, colour) is found from ``out`` and
+    the environment when not given."""
     term = Terminal.of(out) if terminal is None else terminal
-    parts = snapshot_view(snap, nodes)
-    whole = not term.is_terminal
-    width = max([term.width] + [p.fit(term.width, wide=wide, whole=whole) for p in parts if isinstance(p, FitTable)])
-    lines: list[Styled] = []
-    for part in parts:
-        if isinstance(part, FitTable):
-            lines += part.lines(ascii_only=term.ascii_only)
-            lines += part.footer()  # each on one line, however long (soft wrap)
-        else:
-            lines += wrap(part, width)
-    out.write("".join(ansi(line, colour=term.colour, no_color=term.no_color) + "\n" for line in lines))
+    parts, width = layout(snap, nodes, term, wide=wide)
+    out.write(render(parts, width, term))
