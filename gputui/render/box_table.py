@@ -10,7 +10,6 @@ padding each side.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Literal
 
 from gputui.render.cells import cell_len, set_cell_size
@@ -24,13 +23,20 @@ HEADER_STYLE = "bold"
 TITLE_STYLE = "italic"
 
 
-@dataclass(eq=False)
 class Column:
-    header: str
-    justify: Literal["left", "right"] = "left"
-    min_width: int | None = None
-    max_width: int | None = None
-    cells: list[Cell] = field(default_factory=list)
+    """A column: its header, how it is justified, its width bounds (cells) and its cells, one per row."""
+
+    __slots__ = ("cells", "header", "justify", "max_width", "min_width")
+
+    def __init__(
+        self,
+        header: str,
+        justify: Literal["left", "right"] = "left",
+        min_width: int | None = None,
+        max_width: int | None = None,
+    ) -> None:
+        self.header, self.justify, self.min_width, self.max_width = header, justify, min_width, max_width
+        self.cells: list[Cell] = []
 
     def width(self) -> int:
         """The width of its text (without the padding)."""

@@ -20,8 +20,9 @@ _COLOURS = {
     "white": "37",
 }  # fmt: skip
 _SGR: dict[tuple[str, bool], str] = {}
-_WORD = re.compile(r"\s*\S+\s*")
-_TRAILING_SPACE = re.compile(r"\s+$")
+# compiled (and cached by re) on first use: only a line wider than the terminal is wrapped
+_WORD = r"\s*\S+\s*"
+_TRAILING_SPACE = r"\s+$"
 
 
 def sgr(style: str, *, colour: bool = True) -> str:
@@ -146,7 +147,7 @@ def wrap(line: Styled, width: int) -> list[Styled]:
         part = line.sliced(lo, hi)
         text = plain[lo:hi]
         if len(text) > width:  # rich's rstrip_end: counts characters, not cells
-            space = _TRAILING_SPACE.search(text)
+            space = re.search(_TRAILING_SPACE, text)
             if space is not None:
                 text = text[: len(text) - min(len(space.group(0)), len(text) - width)]
                 part = part.sliced(0, len(text))
@@ -160,7 +161,7 @@ def _divide(text: str, width: int) -> list[int]:
     """Where to break ``text`` to fit ``width`` (rich's ``divide_line`` with folding)."""
     breaks: list[int] = []
     offset = 0
-    for m in _WORD.finditer(text):
+    for m in re.finditer(_WORD, text):
         start, word = m.start(), m.group(0)  # the matches are contiguous, as rich's re.match chain
         length = cell_len(word.rstrip())
         if width - offset >= length:

@@ -14,12 +14,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import TextIO
+from typing import NamedTuple, TextIO
 
 
-@dataclass(frozen=True)
-class Terminal:
+class Terminal(NamedTuple):  # a named tuple: immutable, and cheaper to define than a frozen dataclass
     width: int
     is_terminal: bool  # a terminal (piped output is not): free text is cut there, wrapped when piped
     colour: bool  # whether escape sequences are written at all
