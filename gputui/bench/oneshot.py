@@ -173,8 +173,8 @@ def main(argv: list[str]) -> int:
     for name, xs in times.items():
         med, low, c = statistics.median(xs) * 1000, min(xs) * 1000, statistics.median(cpu[name]) * 1000
         print(f"  {name:46s} {med:11.1f} ms {low:6.1f} ms {c:11.1f} ms")
-    for name, n in counts.items():
-        print(f"  {name:46s} {n / 1e6:11.1f} M instructions")
+    for name, count in counts.items():
+        print(f"  {name:46s} {count / 1e6:11.1f} M instructions")
     if not nvitop:
         print("  nvitop not found: install it apart (see the module's docstring) for the ratio")
         return 0
