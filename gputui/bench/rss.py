@@ -2,15 +2,17 @@
 
     python -m gputui.bench rss [--minutes 15] [--from 5] [--size 160x50] [--realtime]
 
-The dashboard runs here, headless at the given size, on a recording of the demo cluster made for the run
-(the demo's four nodes and ten GPUs, ``--minutes`` + 1 long: the bundled demo ends at ten minutes), playing
-at 1x. Time is accelerated, and the acceleration is faithful: the replay's clock moves half a second at each
-poll, which is what it moves between two polls when the app plays at 1x in real time (a poll every 0.5 s, see
+The dashboard runs here, headless at the given size, on a recording of the demo cluster made for the run (the
+demo's four nodes and ten GPUs, ``--minutes`` + 1 long: the bundled demo ends at ten minutes; written by a
+subprocess, so that the simulation and its imports are not in the process measured), playing at 1x. The UI
+is imported before asyncio, as the dashboard's command does (see ui/render/process_memory.py). Time is
+accelerated, and the acceleration is faithful: the replay's clock moves half a second at each poll, which is
+what it moves between two polls when the app plays at 1x in real time (a poll every 0.5 s, see
 Feed.next_interval); only the wall time between polls is shorter (the feed's floor, 0.1 s). Every poll is
 applied and painted as in real time, so the memory sees the same frames, history and repaints. --realtime
 runs on the real clock instead (as long as it says). After the first frame the heap is settled as on a
 terminal (gc.freeze). Reported: RSS (VmRSS) each minute, the growth from minute ``--from`` to the end, per
-minute, and the largest tracemalloc differences over that span with --trace.
+minute, and with --trace the total and the largest tracemalloc differences over that span.
 """
 
 from __future__ import annotations
