@@ -48,7 +48,7 @@ class FgdCpuTrace:
     randomised = False
 
     def __init__(self, frag: Fragmenter) -> None:
-        self.frag = Fragmenter(frag.shapes, cpu_aware=True, stranding=STRANDING)
+        self.frag = Fragmenter(frag.shapes, cpu_aware=True, stranding=STRANDING, slivers=True)
 
     def evaluate(self, node: NodeFree, pod: PodShape) -> tuple[int, tuple[int, ...]]:
         return fgd.evaluate(node, pod, self.frag)
@@ -105,7 +105,7 @@ class FgdCpu:
         f = self._frags.get(workload)
         if f is None or len(f._memo) > self._MEMO_LIMIT:
             shapes = (workload_shapes(workload) if workload else ()) or shapes_of(OPENB_DEFAULT)
-            f = self._frags[workload] = Fragmenter(shapes, cpu_aware=True, stranding=STRANDING)
+            f = self._frags[workload] = Fragmenter(shapes, cpu_aware=True, stranding=STRANDING, slivers=True)
         return f
 
     def node_score(self, free_whole_after: int, mig_after: tuple[int, int], mps_shared: int, view: NodeView) -> tuple:
