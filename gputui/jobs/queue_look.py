@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from gputui.core.scheduler.job_states import PENDING, RUNNING
-from gputui.jobs.procstat import host_name
+from gputui.jobs.runners.procstat import host_name
 from gputui.jobs.schema import SCHEMA_VERSION
 from gputui.sources.base import Source
 from gputui.sources.replay import ReplaySource
