@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Sequence
-from functools import partial
+from functools import cached_property, partial
 from typing import TYPE_CHECKING
 
 from textual.app import App
@@ -18,7 +18,6 @@ from gputui.dashboard.actions import DEFAULT_ACTIONS, ActionRegistry, ActionSpec
 from gputui.dashboard.feed import Feed, HistoryRead, PollFailed
 from gputui.dashboard.job_actions import JOB_ACTIONS
 from gputui.dashboard.jobs import JobsController
-from gputui.dashboard.mps import MpsController
 from gputui.dashboard.recording import RecordingController
 from gputui.dashboard.replay import ReplayController, ReplayState
 from gputui.dashboard.state import DashboardState
@@ -29,7 +28,6 @@ from gputui.ui.dialogs.outcome_dialogs import notify_plain
 from gputui.ui.job_keys import JobKeys
 from gputui.ui.keymap import KeyMap
 from gputui.ui.messages import Fed, JobsOpened
-from gputui.ui.mps_keys import MpsKeys
 from gputui.ui.palette import PLAIN, Palette
 from gputui.ui.record_keys import RecordKeys
 from gputui.ui.render.app_internals import (
@@ -37,6 +35,7 @@ from gputui.ui.render.app_internals import (
     every_screen,
     parsed_as_is,
     quiet_driver_class,
+    read_css_files,
     settle_heap,
     start_with_theme,
 )
@@ -49,12 +48,19 @@ from gputui.ui.widgets.replay_bar import ReplayBar
 if TYPE_CHECKING:
     from textual.command import Provider
     from textual.driver import Driver
+    from textual.widget import AwaitMount
 
     from gputui.jobs.backend import JobBackend
+    from gputui.ui.mps_keys import MpsKeys
 
 #: Benchmark hook: with this environment variable set to 1 the app exits right after its first
 #: complete frame, printing the monotonic time of that frame (see ``python -m gputui.bench ui_startup``).
 EXIT_AFTER_FIRST_FRAME = "GPUTUI_EXIT_AFTER_FIRST_FRAME"
+
+#: How long the first view waits, before its first paint, for the first poll (started when the app loads, so that
+#: it runs while Textual builds the view): a source that answers within it is in the first frame drawn; a slower
+#: one's result is drawn when it comes, into the view already shown.
+FIRST_POLL_WAIT_S = 0.1
 
 
 def _commands() -> type[Provider]:
@@ -66,7 +72,9 @@ def _commands() -> type[Provider]:
 class GputuiApp(App[None], DialogActions):
     """The dashboard: overview, GPU detail, history and jobs views, plus the replay bar for recordings."""
 
-    CSS_PATH = [str(themes_dir() / "app.tcss"), str(themes_dir() / "jobs.tcss")]
+    CSS_PATH = [str(themes_dir() / "app.tcss")]  # what the first frame draws
+    #: the styles of what the first frame never draws (the other views, help, dialogs): see read_later_css
+    LATER_CSS = ("views.tcss", "jobs.tcss")
     TITLE = "gputui"
     COMMANDS = App.COMMANDS | {_commands}
     DEFAULT_MODE = "overview"
@@ -134,12 +142,6 @@ class GputuiApp(App[None], DialogActions):
             palette=self.current_palette,
             on_screen=lambda: self.state.snapshot,
         )
-        self.mps_keys = MpsKeys(
-            self,
-            MpsController(replay=self.replay is not None),
-            highlighted=self.state.highlighted_gpu,
-            request_poll=self.request_poll,
-        )
         self.registry = (actions or DEFAULT_ACTIONS.extended(JOB_ACTIONS)).extended(
             ActionSpec(f"set_theme('{t.name}')", f"Theme: {t.name}", "View", help=f"Use your theme {t.name}")
             for t in self.user_themes
@@ -155,6 +157,22 @@ class GputuiApp(App[None], DialogActions):
         self.shows_events = self.replay is not None or self.jobs.service is not None or self.jobs.opener is not None
         self.palette: Palette = PLAIN
         self._palette_theme: str | None = None
+        self._later_css_read = False
+
+    def _make_mps_keys(self) -> MpsKeys:
+        """The MPS key's control, made (and its modules loaded) when first used: the first frame needs none of it."""
+        from gputui.dashboard.mps import MpsController
+        from gputui.ui.mps_keys import MpsKeys
+
+        return MpsKeys(
+            self,
+            MpsController(replay=self.replay is not None),
+            highlighted=self.state.highlighted_gpu,
+            request_poll=self.request_poll,
+        )
+
+    if not TYPE_CHECKING:  # typed as DialogActions' attribute
+        mps_keys = cached_property(_make_mps_keys)
 
     def get_driver_class(self) -> type[Driver]:
         """Textual's driver for this platform; on Linux one whose input thread sleeps until input comes (Textual's
@@ -177,6 +195,23 @@ class GputuiApp(App[None], DialogActions):
 
         return isinstance(self.screen, ViewScreen) and not isinstance(self.focused, Input)
 
+    def read_later_css(self) -> None:
+        """Read LATER_CSS, once: after the first frame, or before a view or dialog is first shown if that comes
+        sooner (parsing them before the first frame cost about 10 ms of start-up, for nothing on it)."""
+        if not self._later_css_read:
+            self._later_css_read = True
+            read_css_files(self, [themes_dir() / name for name in self.LATER_CSS])
+
+    def switch_mode(self, mode: str) -> AwaitMount:
+        self.read_later_css()
+        return super().switch_mode(mode)
+
+    if not TYPE_CHECKING:  # typed as Textual's (overloaded) push_screen
+
+        def push_screen(self, *args, **kwargs):
+            self.read_later_css()
+            return super().push_screen(*args, **kwargs)
+
     def refresh_css(self, animate: bool = True) -> None:
         with parsed_as_is(self):  # the first showing of each view re-parsed everything (see parsed_as_is)
             super().refresh_css(animate)
@@ -188,6 +223,16 @@ class GputuiApp(App[None], DialogActions):
             self._palette_theme = self.theme
         return self.palette
 
+    def on_load(self) -> None:
+        self.feed.start(hold_first=True)  # the first poll runs while Textual builds the first view
+
+    def take_first_poll(self) -> None:
+        """Before the first view's first paint: apply the first poll's result if it comes in FIRST_POLL_WAIT_S,
+        so that the first frame painted is complete (no empty frame first; one paint fewer)."""
+        result = self.feed.take_first(FIRST_POLL_WAIT_S)
+        if result is not None:
+            self.on_fed(Fed(result))
+
     def on_mount(self) -> None:
         self.current_palette()
         self.theme_changed_signal.subscribe(self, self._on_theme_changed)
@@ -195,7 +240,6 @@ class GputuiApp(App[None], DialogActions):
             notify_plain(self, notice, title="gputui", severity="warning" if "theme file" in notice else "information")
         if self.record_path is not None:
             self.record_keys.start(self.record_path)
-        self.feed.start()
 
     def on_unmount(self) -> None:
         self.feed.stop()
@@ -205,6 +249,7 @@ class GputuiApp(App[None], DialogActions):
         self.action_view("jobs" if self.current_mode != "jobs" else "overview")
 
     def first_frame_drawn(self) -> None:
+        self.call_later(self.read_later_css)
         self.open_jobs_later()
         if self.replay is not None and self.replay.time > self.replay.start_time:
             self.replay_keys.refill()  # opened part-way (at the queue's clock): what came before, as after a jump
