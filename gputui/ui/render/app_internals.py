@@ -1,6 +1,6 @@
 """The App's reach into Textual internals: the start-up theme without a CSS re-parse, a CSS refresh without one
-either when nothing it parses changed, CSS files added later without one, key bindings from the action registry, every screen of every mode, the
-quiet driver. Benchmark before you edit (this package's note)."""
+either when nothing it parses changed, CSS files added later without one, key bindings from the action registry,
+every screen of every mode, the quiet driver. Benchmark before you edit (this package's note)."""
 
 from __future__ import annotations
 
