@@ -23,6 +23,7 @@ from gputui.dashboard.replay import ReplayController, ReplayState
 from gputui.dashboard.state import DashboardState
 from gputui.resources import themes_dir
 from gputui.sources.base import Source
+from gputui.ui.collector import resume_collector
 from gputui.ui.dialog_actions import DIALOG, DialogActions
 from gputui.ui.dialogs.outcome_dialogs import notify_plain
 from gputui.ui.job_keys import JobKeys
@@ -240,6 +241,7 @@ class GputuiApp(App[None], DialogActions):
             notify_plain(self, notice, title="gputui", severity="warning" if "theme file" in notice else "information")
         if self.record_path is not None:
             self.record_keys.start(self.record_path)
+        self.set_timer(10.0, resume_collector)  # at the latest, should neither a frame nor an error ever come
 
     def on_unmount(self) -> None:
         self.feed.stop()
@@ -249,13 +251,16 @@ class GputuiApp(App[None], DialogActions):
         self.action_view("jobs" if self.current_mode != "jobs" else "overview")
 
     def first_frame_drawn(self) -> None:
+        """Runs after the paint of the first frame (a callback after refresh): the work that could wait for it."""
+        drawn = time.monotonic()
         self.call_later(self.read_later_css)
         self.open_jobs_later()
         if self.replay is not None and self.replay.time > self.replay.start_time:
             self.replay_keys.refill()  # opened part-way (at the queue's clock): what came before, as after a jump
         if os.environ.get(EXIT_AFTER_FIRST_FRAME) == "1":
-            self.exit(message=f"gputui: first complete frame at monotonic {time.monotonic():.6f}")
+            self.exit(message=f"gputui: first complete frame at monotonic {drawn:.6f}")
             return
+        resume_collector()
         if not self.is_headless:
             settle_heap()
 
@@ -291,6 +296,7 @@ class GputuiApp(App[None], DialogActions):
         if isinstance(result, PollFailed):
             notify_plain(self, result.error, severity="error", timeout=8)
             self.open_jobs_later()  # normally after the first frame, which a failing source may never give
+            resume_collector()  # likewise
         elif isinstance(result, HistoryRead):
             if result.generation == self.feed.generation:
                 self.state.history.replace(result.rings, result.latest)
