@@ -15,13 +15,16 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from gputui.core.errors import GputuiError
 from gputui.core.model import ClusterSnapshot
 from gputui.dashboard.history import WINDOW_S, History, Sample, frames_for_window
-from gputui.dashboard.job_ticks import JobsTick
 from gputui.sources.base import Source
 from gputui.sources.replay import ReplaySource
+
+if TYPE_CHECKING:  # a type only: the job queue's modules load when it opens
+    from gputui.dashboard.job_ticks import JobsTick
 
 MIN_REPLAY_INTERVAL = 0.1  # seconds between polls while playing fast: at most 10 redraws a second
 

@@ -217,6 +217,15 @@ class GputuiApp(App[None], DialogActions):
         with parsed_as_is(self):  # the first showing of each view re-parsed everything (see parsed_as_is)
             super().refresh_css(animate)
 
+    def get_css_variables(self) -> dict[str, str]:
+        """Textual's, worked out once per theme: each costs about a millisecond, and start-up asked five times."""
+        theme = self.current_theme
+        cached: tuple[Theme, dict[str, str]] | None = getattr(self, "_css_variables", None)
+        if cached is None or cached[0] is not theme:
+            cached = self._css_variables = (theme, super().get_css_variables())
+        self.theme_variables = cached[1]  # as Textual's sets it
+        return dict(cached[1])
+
     def current_palette(self) -> Palette:
         """The cell colours of the current theme (worked out once per theme)."""
         if self._palette_theme != self.theme:
