@@ -4,7 +4,6 @@ front to draw it, keys become controller calls. Views are Textual modes, built o
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Sequence
 from functools import cached_property, partial
@@ -23,6 +22,7 @@ from gputui.dashboard.replay import ReplayController, ReplayState
 from gputui.dashboard.state import DashboardState
 from gputui.resources import themes_dir
 from gputui.sources.base import Source
+from gputui.ui.app_start import EXIT_AFTER_FIRST_FRAME, StartingApp
 from gputui.ui.collector import resume_collector
 from gputui.ui.dialog_actions import DIALOG, DialogActions
 from gputui.ui.dialogs.outcome_dialogs import notify_plain
@@ -34,9 +34,7 @@ from gputui.ui.record_keys import RecordKeys
 from gputui.ui.render.app_internals import (
     bind_registry,
     every_screen,
-    parsed_as_is,
     quiet_driver_class,
-    read_css_files,
     settle_heap,
     start_with_theme,
 )
@@ -49,19 +47,9 @@ from gputui.ui.widgets.replay_bar import ReplayBar
 if TYPE_CHECKING:
     from textual.command import Provider
     from textual.driver import Driver
-    from textual.widget import AwaitMount
 
     from gputui.jobs.backend import JobBackend
     from gputui.ui.mps_keys import MpsKeys
-
-#: Benchmark hook: with this environment variable set to 1 the app exits right after its first
-#: complete frame, printing the monotonic time of that frame (see ``python -m gputui.bench ui_startup``).
-EXIT_AFTER_FIRST_FRAME = "GPUTUI_EXIT_AFTER_FIRST_FRAME"
-
-#: How long the first view waits, before its first paint, for the first poll (started when the app loads, so that
-#: it runs while Textual builds the view): a source that answers within it is in the first frame drawn; a slower
-#: one's result is drawn when it comes, into the view already shown.
-FIRST_POLL_WAIT_S = 0.1
 
 
 def _commands() -> type[Provider]:
@@ -70,12 +58,10 @@ def _commands() -> type[Provider]:
     return ActionCommands
 
 
-class GputuiApp(App[None], DialogActions):
+class GputuiApp(StartingApp, DialogActions):
     """The dashboard: overview, GPU detail, history and jobs views, plus the replay bar for recordings."""
 
-    CSS_PATH = [str(themes_dir() / "app.tcss")]  # what the first frame draws
-    #: the styles of what the first frame never draws (the other views, help, dialogs): see read_later_css
-    LATER_CSS = ("views.tcss", "jobs.tcss")
+    CSS_PATH = [str(themes_dir() / "app.tcss")]  # what the first frame draws; the rest: StartingApp.LATER_CSS
     TITLE = "gputui"
     COMMANDS = App.COMMANDS | {_commands}
     DEFAULT_MODE = "overview"
@@ -158,7 +144,6 @@ class GputuiApp(App[None], DialogActions):
         self.shows_events = self.replay is not None or self.jobs.service is not None or self.jobs.opener is not None
         self.palette: Palette = PLAIN
         self._palette_theme: str | None = None
-        self._later_css_read = False
 
     def _make_mps_keys(self) -> MpsKeys:
         """The MPS key's control, made (and its modules loaded) when first used: the first frame needs none of it."""
@@ -196,52 +181,12 @@ class GputuiApp(App[None], DialogActions):
 
         return isinstance(self.screen, ViewScreen) and not isinstance(self.focused, Input)
 
-    def read_later_css(self) -> None:
-        """Read LATER_CSS, once: after the first frame, or before a view or dialog is first shown if that comes
-        sooner (parsing them before the first frame cost about 10 ms of start-up, for nothing on it)."""
-        if not self._later_css_read:
-            self._later_css_read = True
-            read_css_files(self, [themes_dir() / name for name in self.LATER_CSS])
-
-    def switch_mode(self, mode: str) -> AwaitMount:
-        self.read_later_css()
-        return super().switch_mode(mode)
-
-    if not TYPE_CHECKING:  # typed as Textual's (overloaded) push_screen
-
-        def push_screen(self, *args, **kwargs):
-            self.read_later_css()
-            return super().push_screen(*args, **kwargs)
-
-    def refresh_css(self, animate: bool = True) -> None:
-        with parsed_as_is(self):  # the first showing of each view re-parsed everything (see parsed_as_is)
-            super().refresh_css(animate)
-
-    def get_css_variables(self) -> dict[str, str]:
-        """Textual's, worked out once per theme: each costs about a millisecond, and start-up asked five times."""
-        theme = self.current_theme
-        cached: tuple[Theme, dict[str, str]] | None = getattr(self, "_css_variables", None)
-        if cached is None or cached[0] is not theme:
-            cached = self._css_variables = (theme, super().get_css_variables())
-        self.theme_variables = cached[1]  # as Textual's sets it
-        return dict(cached[1])
-
     def current_palette(self) -> Palette:
         """The cell colours of the current theme (worked out once per theme)."""
         if self._palette_theme != self.theme:
             self.palette = Palette.from_variables(self.get_css_variables())
             self._palette_theme = self.theme
         return self.palette
-
-    def on_load(self) -> None:
-        self.feed.start(hold_first=True)  # the first poll runs while Textual builds the first view
-
-    def take_first_poll(self) -> None:
-        """Before the first view's first paint: apply the first poll's result if it comes in FIRST_POLL_WAIT_S,
-        so that the first frame painted is complete (no empty frame first; one paint fewer)."""
-        result = self.feed.take_first(FIRST_POLL_WAIT_S)
-        if result is not None:
-            self.on_fed(Fed(result))
 
     def on_mount(self) -> None:
         self.current_palette()
@@ -266,8 +211,7 @@ class GputuiApp(App[None], DialogActions):
         self.open_jobs_later()
         if self.replay is not None and self.replay.time > self.replay.start_time:
             self.replay_keys.refill()  # opened part-way (at the queue's clock): what came before, as after a jump
-        if os.environ.get(EXIT_AFTER_FIRST_FRAME) == "1":
-            self.exit(message=f"gputui: first complete frame at monotonic {drawn:.6f}")
+        if self.exits_for_bench(drawn):
             return
         resume_collector()
         if not self.is_headless:
