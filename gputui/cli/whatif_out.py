@@ -1,6 +1,6 @@
 """The Slurm what-if on the command line: one answer for `gputui plan --source slurm` and `gputui submit
 --test-only --source slurm`, as text or as JSON (``{"outcome", "allocation", "reason", "message",
-"ignored_options"}``, see :mod:`gputui.slurm.outcome`). Exit status: 0 it would start, 1 it would wait, 2 sbatch
+"ignored_options"}``, see :mod:`gputui.slurm.jobs.outcome`). Exit status: 0 it would start, 1 it would wait, 2 sbatch
 would refuse it."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ def slurm_whatif(service: object, options: Sequence[str], script: str | os.PathL
     """Ask the Slurm back end ``service`` what Slurm would do with ``options``; print it; the exit status."""
     from gputui.core.scheduler.errors import RequestError
     from gputui.jobs.errors import JobError
-    from gputui.slurm.outcome import outcome_of
+    from gputui.slurm.jobs.outcome import outcome_of
 
     try:
         preview = service.preview(list(options), script=script)  # type: ignore[attr-defined]

@@ -30,7 +30,7 @@ def is_slurm(source: Source) -> bool:
 def cluster_key(source_arg: str | None, source: Source) -> str:
     """``local:HOST`` for a live machine, ``replay:demo`` or ``replay:/abs/path`` for a replay."""
     if not is_simulated(source):
-        from gputui.jobs.procstat import host_name
+        from gputui.jobs.runners.procstat import host_name
 
         return f"local:{host_name()}"
     if source_arg is None or source_arg.lower() == "demo":

@@ -31,11 +31,11 @@ from gputui.jobs.errors import JobError, JobNotFound, JobRefused, StoreError
 from gputui.jobs.keeper import Keeper, job_event, reset_run
 from gputui.jobs.mig_layouts import MigLayouts
 from gputui.jobs.preview import preview_in
-from gputui.jobs.procstat import host_name, is_alive, self_stamp
 from gputui.jobs.queue_clock import QueueClock
 from gputui.jobs.records import CANCELLED, ENDED, PENDING, RUNNING, JobRecord, User, current_user
 from gputui.jobs.restore import build_scheduler, dependency_ids, held_pids
 from gputui.jobs.runners.base import Runner
+from gputui.jobs.runners.procstat import host_name, is_alive, self_stamp
 from gputui.jobs.store import JobStore, Owner
 from gputui.jobs.views import JobDetail, Preview, TickResult, tail
 

@@ -202,7 +202,7 @@ class JobStore:
 
     # -- predictions of jobs a workload manager schedules ---------------------------------------
     def put_prediction(self, cluster: str, job_id: int, options: str, answer: dict[str, Any], t: float) -> None:
-        """Keep what was predicted for ``job_id`` (an answer of :func:`gputui.slurm.outcome.outcome_of`)."""
+        """Keep what was predicted for ``job_id`` (an answer of :func:`gputui.slurm.jobs.outcome.outcome_of`)."""
         with self.write() as con:
             con.execute(
                 "INSERT OR REPLACE INTO predictions (cluster, job_id, options, answer, time) VALUES (?, ?, ?, ?, ?)",

@@ -32,10 +32,10 @@ from gputui.jobs.views import JobDetail, Preview, TickResult, tail
 from gputui.slurm import calls
 from gputui.slurm.batch_script import WrappedCommands
 from gputui.slurm.errors import SlurmError
-from gputui.slurm.job_events import transition
-from gputui.slurm.job_explain import explanation
-from gputui.slurm.job_records import mps_per_gpu, to_record
-from gputui.slurm.outcome import outcome_of
+from gputui.slurm.jobs.events import transition
+from gputui.slurm.jobs.explain import explanation
+from gputui.slurm.jobs.outcome import outcome_of
+from gputui.slurm.jobs.records import mps_per_gpu, to_record
 from gputui.slurm.settings import SlurmSettings, read_config
 from gputui.slurm.source import SlurmPoll, SlurmSource
 from gputui.slurm.whatif import comparison, predict

@@ -12,7 +12,7 @@ from gputui.slurm.formats import json_values as jv
 from gputui.slurm.formats.job_info import SlurmJob, jobs_from_json, jobs_from_text
 from gputui.slurm.formats.nodes import SlurmNode, nodes_from_json, nodes_from_text
 from gputui.slurm.formats.version import SlurmVersion, means_no_json, parse_version
-from gputui.slurm.job_cache import JobCache
+from gputui.slurm.jobs.cache import JobCache
 
 NODES_JSON = ("sinfo", "--json")
 JOBS_JSON = ("squeue", "--json")
@@ -46,7 +46,7 @@ class SlurmReader:
         self.mode = mode
         self._auto = mode == "auto"
         self._version: SlurmVersion | None = None
-        self.cache = JobCache(client)  # only the jobs that changed are read again (see job_cache)
+        self.cache = JobCache(client)  # only the jobs that changed are read again (see jobs/cache.py)
 
     @property
     def version(self) -> SlurmVersion:

@@ -20,7 +20,7 @@ from gputui.core.scheduler.request import JobRequest
 from gputui.slurm.commands import SlurmClient
 from gputui.slurm.errors import SlurmError
 from gputui.slurm.formats.nodes import SlurmNode
-from gputui.slurm.job_records import mps_per_gpu
+from gputui.slurm.jobs.records import mps_per_gpu
 
 _LINE = re.compile(r"^\s*([A-Za-z][\w/]*)\s*=\s*(.*?)\s*$")
 

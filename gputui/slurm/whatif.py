@@ -29,7 +29,7 @@ from gputui.jobs.preview import preview_in
 from gputui.jobs.records import COMPLETED, JobRecord
 from gputui.jobs.restore import build_scheduler
 from gputui.jobs.views import Preview
-from gputui.slurm.outcome import allocation_map, outcome_of
+from gputui.slurm.jobs.outcome import allocation_map, outcome_of
 from gputui.slurm.requests import UNEXPRESSED
 from gputui.slurm.settings import SlurmSettings, plain_allocation
 from gputui.slurm.source import SlurmPoll
@@ -190,7 +190,7 @@ def where_map(allocation: Mapping[str, Sequence[int]]) -> str:
 
 def comparison(predicted: Preview | Mapping[str, Any] | None, actual: Allocation | None) -> str:
     """``predicted node01:0,1; Slurm placed node01:0,1 (same)`` or ``... (differs)``; ``predicted`` is a preview
-    or a kept answer (:func:`~gputui.slurm.outcome.outcome_of`)."""
+    or a kept answer (:func:`~gputui.slurm.jobs.outcome.outcome_of`)."""
     if predicted is None:
         return f"Slurm placed {where(actual)}"
     answer = outcome_of(predicted) if isinstance(predicted, Preview) else predicted

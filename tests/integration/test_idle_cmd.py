@@ -134,9 +134,9 @@ def test_live_nvml_with_the_local_queue_names_the_job(capsys, monkeypatch, tmp_p
     from jobs_helpers import machine, py
 
     from gputui.cli import source_factory
-    from gputui.jobs.procstat import host_name, is_alive
     from gputui.jobs.records import RUNNING
     from gputui.jobs.runners.local import LocalRunner
+    from gputui.jobs.runners.procstat import host_name, is_alive
     from gputui.jobs.service import JobService
     from gputui.jobs.store import DB_NAME, JobStore
     from gputui.sources.nvml import NvmlSource

@@ -161,7 +161,7 @@ def test_queue_watch_is_an_agent_that_runs_the_queue(capsys) -> None:  # type: i
     import argparse
 
     from gputui.cli.job_session import open_session
-    from gputui.cli.queue_cmd import watch
+    from gputui.cli.jobs.queue import watch
     from gputui.core.clock import ManualClock
 
     run(capsys, "submit", "--source", "demo", "--gpus=1", "-t", "0:02", "--", "short")

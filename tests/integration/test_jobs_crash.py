@@ -13,9 +13,9 @@ from pathlib import Path
 
 from jobs_helpers import local_service, machine, wait_for
 
-from gputui.jobs.procstat import is_alive, start_ticks
 from gputui.jobs.records import CANCELLED, COMPLETED, FAILED, PENDING, RUNNING, JobRecord
 from gputui.jobs.runners.local import VANISHED_OFFLINE, LocalRunner
+from gputui.jobs.runners.procstat import is_alive, start_ticks
 from gputui.jobs.submission import build
 
 TESTS = Path(__file__).resolve().parents[1] / "support"

@@ -15,8 +15,8 @@ from jobs_helpers import MPS_PIPE, local_service, machine, py, wait_for
 
 from gputui.core.model import MpsClient, ProcessInfo
 from gputui.jobs.errors import JobError
-from gputui.jobs.procstat import is_alive
 from gputui.jobs.records import CANCELLED, COMPLETED, FAILED, RUNNING
+from gputui.jobs.runners.procstat import is_alive
 
 PRINT_ENV = (
     "import os\n"

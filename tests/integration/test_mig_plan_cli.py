@@ -95,7 +95,7 @@ def test_apply_simulate_reslices_the_replay_and_starts_the_waiting_job(capsys) -
 
 
 def test_apply_on_a_live_machine_prints_commands_only(capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    import gputui.cli.mig_apply as mig_apply
+    import gputui.cli.mig.apply as mig_apply
 
     monkeypatch.setattr(mig_apply, "_simulate", lambda *a: (_ for _ in ()).throw(AssertionError("re-sliced")))
     monkeypatch.setattr("gputui.jobs.queue_look.is_simulated", lambda source: False)
@@ -115,7 +115,7 @@ def test_a_log_without_placements_is_left_as_it_is(capsys) -> None:  # type: ign
 def test_names_from_the_source_reach_the_terminal_as_plain_text() -> None:
     from dataclasses import replace
 
-    from gputui.cli.mig_plan_view import _diagram
+    from gputui.cli.mig.plan_view import _diagram
     from gputui.core.model import GpuInstance, GpuSnapshot
 
     gpu = GpuSnapshot(index=0, name="NVIDIA H100 80GB HBM3", mig_mode_current=True)

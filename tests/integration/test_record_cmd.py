@@ -11,7 +11,7 @@ import sys
 import pytest
 from conftest import FIXTURES, REPO
 
-from gputui.bench import nvml_poll
+from gputui.bench.sources import nvml_poll
 from gputui.cli import main
 from gputui.sources.recording import RecordingReader
 

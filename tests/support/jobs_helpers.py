@@ -8,9 +8,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from gputui.core.model import ClusterSnapshot, ComputeInstance, GpuInstance, GpuSnapshot, MpsDaemon, NodeSnapshot
-from gputui.jobs.procstat import host_name, self_stamp
 from gputui.jobs.records import User
 from gputui.jobs.runners.local import LocalRunner
+from gputui.jobs.runners.procstat import host_name, self_stamp
 from gputui.jobs.runners.simulated import SimRunner
 from gputui.jobs.service import JobService
 from gputui.jobs.store import JobStore, Owner

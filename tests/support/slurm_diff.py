@@ -31,7 +31,7 @@ from gputui.slurm import SlurmJobs, SlurmSource
 from gputui.slurm.fake import FakeSlurm
 from gputui.slurm.formats.job_info import jobs_from_json
 from gputui.slurm.formats.nodes import nodes_from_json
-from gputui.slurm.outcome import outcome_of, same_decision
+from gputui.slurm.jobs.outcome import outcome_of, same_decision
 
 #: Pending reasons that no scheduling pass changes: the decision is final at once.
 FINAL = frozenset({"JobHeldUser", "JobHeldAdmin", "BeginTime", "Dependency", "DependencyNeverSatisfied"})

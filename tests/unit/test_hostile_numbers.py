@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from gputui.bench.fuzz_requests import Checker, strategies
+from gputui.bench.fuzz.fuzz_requests import Checker, strategies
 from gputui.cli import main
 from gputui.core.scheduler import parse_options
 from gputui.core.scheduler.errors import RequestError

@@ -97,7 +97,7 @@ def test_a_job_needing_two_instances_starts_on_one_node_or_not_at_all():
 def test_mig_parted_yaml_has_the_proposed_counts():
     gpus = (PlanGpu("node 1", 0, A100), PlanGpu("node 1", 1, A100))
     plan = make_plan(Problem(gpus, _want("3g.40gb", "1g.10gb", "1g.10gb")), "heuristic")
-    from gputui.cli.mig_plan_view import yaml_of
+    from gputui.cli.mig.plan_view import yaml_of
 
     counts = parse_counts(yaml_of(plan))
     assert list(counts) == ["gputui-node-1"]

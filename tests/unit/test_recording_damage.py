@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from recording_helpers import frames
 
-from gputui.bench.fuzz_files import run_recording
+from gputui.bench.fuzz.fuzz_files import run_recording
 from gputui.cli import main
 from gputui.core.errors import RecordingError
 from gputui.core.model import ClusterSnapshot

@@ -9,7 +9,7 @@ from pathlib import Path
 from gputui.slurm.commands import Completed, SlurmClient
 from gputui.slurm.fake import FakeSlurm
 from gputui.slurm.formats.job_info import jobs_from_text
-from gputui.slurm.job_cache import LIVE, JobCache, parse_live
+from gputui.slurm.jobs.cache import LIVE, JobCache, parse_live
 
 TEXT = (Path(__file__).resolve().parents[2] / "fixtures" / "slurm" / "22.05-scontrol-show-job-d.txt").read_text()
 RECORDS = {int(m.group(1)): m.group(0) for m in re.finditer(r"^JobId=(\d+) .*?(?=^JobId=|\Z)", TEXT, re.M | re.S)}

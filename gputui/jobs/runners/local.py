@@ -20,9 +20,9 @@ from pathlib import Path
 
 from gputui.core.model import ClusterSnapshot
 from gputui.jobs.errors import JobError
-from gputui.jobs.procstat import host_name, is_alive, read_stat, start_ticks
 from gputui.jobs.records import JobRecord
 from gputui.jobs.runners.base import Exit, Launch
+from gputui.jobs.runners.procstat import host_name, is_alive, read_stat, start_ticks
 from gputui.jobs.runners.wrapper import EXIT_FILE, RESERVE_FILE, WRAPPER_FILE, read_json
 from gputui.jobs.submission import interpreter
 from gputui.statedir import create_private_file, make_private_dir, write_private_file

@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-from gputui.jobs.procstat import start_ticks
+from gputui.jobs.runners.procstat import start_ticks
 from gputui.statedir import write_private_file
 
 WRAPPER_FILE = "wrapper.json"

@@ -94,7 +94,7 @@ def _prio(records: list[Any], job_id: int) -> int:
 
 
 def run_plan(args: argparse.Namespace) -> int:
-    from gputui.cli.mig_plan_view import plan_json, print_plan, yaml_of
+    from gputui.cli.mig.plan_view import plan_json, print_plan, yaml_of
     from gputui.core.migplan.plan import make_plan
 
     session, problem, notes = build(args)
@@ -118,6 +118,6 @@ def run_plan(args: argparse.Namespace) -> int:
 
 
 def run_apply(args: argparse.Namespace) -> int:
-    from gputui.cli.mig_apply import apply_plan
+    from gputui.cli.mig.apply import apply_plan
 
     return apply_plan(args)

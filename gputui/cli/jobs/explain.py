@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from gputui.cli.cancel_cmd import job_id
 from gputui.cli.fields_opt import add_fields_option
+from gputui.cli.jobs.cancel import job_id
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

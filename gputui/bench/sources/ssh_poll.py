@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 TICK = os.sysconf("SC_CLK_TCK")
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 
 def apply_plan(args: argparse.Namespace) -> int:
-    from gputui.cli.mig_plan_cmd import build
+    from gputui.cli.mig.plan_command import build
     from gputui.core.migplan.plan import make_plan
     from gputui.jobs.queue_look import is_simulated
 

@@ -1,5 +1,5 @@
 """Time of one poll of a Slurm cluster (sinfo + squeue, parsed into a snapshot) and of a job-list tick, with the
-job cache (only changed jobs read again, see gputui/slurm/job_cache.py) against full reads, interleaved.
+job cache (only changed jobs read again, see gputui/slurm/jobs/cache.py) against full reads, interleaved.
 
 python -m gputui.bench slurm_poll [--polls 30] [--mode auto|json|text]
 

@@ -1,5 +1,5 @@
 """`gputui mig capacity MODEL PROFILE`: how many instances of a MIG profile fit on one GPU, and why; `mig plan` and
-`mig apply` live in mig_plan_cmd."""
+`mig apply` live in plan_command.py."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     cap.add_argument("model", help="GPU model: A100-40GB, an nvidia-smi product name, or a short form (a100-80)")
     cap.add_argument("profile", help="MIG profile, e.g. 2g.10gb")
     cap.set_defaults(run=run)
-    from gputui.cli.mig_plan_cmd import add_parsers
+    from gputui.cli.mig.plan_command import add_parsers
 
     add_parsers(msub)
 

@@ -150,8 +150,12 @@ def run_log(fixture: Path, copies: int, seed: int, work: Path) -> Tally:
 
 
 def main(argv: list[str]) -> int:
-    copies = int(argv[0]) if argv else 300
-    root = Path(__file__).resolve().parents[2] / "fixtures"
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m gputui.bench fuzz_files")
+    ap.add_argument("count", nargs="?", type=int, default=300, help="damaged copies of each fixture")
+    copies = ap.parse_args(argv).count
+    root = Path(__file__).resolve().parents[3] / "fixtures"
     bad = 0
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)

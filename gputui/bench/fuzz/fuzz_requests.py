@@ -91,9 +91,13 @@ class Checker:
 
 
 def main(argv: list[str]) -> int:
+    import argparse
+
     from hypothesis import HealthCheck, given, settings
 
-    n = int(argv[0]) if argv else 10_000
+    ap = argparse.ArgumentParser(prog="python -m gputui.bench fuzz_requests")
+    ap.add_argument("count", nargs="?", type=int, default=10_000, help="requests (hypothesis examples)")
+    n = ap.parse_args(argv).count
     with tempfile.TemporaryDirectory() as tmp:
         checker = Checker(Path(tmp))
         t0 = time.perf_counter()

@@ -1,0 +1,1 @@
+"""The job commands: `gputui submit`, `cancel`, `queue` and `explain`."""
