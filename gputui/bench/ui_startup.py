@@ -58,7 +58,7 @@ class Bare(App):
         # stamped here, after the paint, as gputui stamps its first frame (GputuiApp.first_frame_drawn)
         message = f"first complete frame at monotonic {time.monotonic():.6f}"
         if os.environ.get("GPUTUI_EXIT_AFTER_FIRST_FRAME") == "now":  # --instructions: the count stops here
-            os.write(1, message.encode() + b"\n")
+            os.write(1, message.encode() + b"\\n")
             os._exit(0)
         self.exit(message=message)
 
@@ -184,9 +184,7 @@ def main(argv: list[str]) -> int:
     if counts:
         said = ", ".join(f"{'bare Textual' if bare else 'gputui'} {n / 1e6:,.0f} M" for bare, n in counts.items())
         ratio = f"; gputui / bare Textual {counts[False] / counts[True]:.3f}" if len(counts) == 2 else ""
-        print(
-            f"  instructions from spawn to the first complete frame (callgrind, the same on every run): {said}{ratio}"
-        )
+        print(f"  instructions from spawn to the first complete frame (callgrind, one run each): {said}{ratio}")
     return 0
 
 
