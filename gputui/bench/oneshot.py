@@ -1,6 +1,6 @@
 """`gputui snapshot` against `nvitop --once` on the same fake NVML: whole processes, interleaved runs.
 
-python -m gputui.bench oneshot [--runs 21] [--nvitop PATH] [--gpus 8]
+python -m gputui.bench oneshot [--runs 21] [--nvitop PATH] [--gpus 8] [--instructions]
 
 Both commands see the same 8 GPUs (the demo's whole A100s, cycled; their processes mapped onto live
 PIDs so that user and command come from /proc): gputui.sources.nvml_patched, loaded from its file by a
@@ -9,6 +9,10 @@ shape (real pynvml code over a library without the ``_v3`` process lists). The f
 are in both, and in the "fake floor" row. nvitop is not a dependency of gputui: install it apart, e.g.
 ``python3 -m venv .venv-nvitop && .venv-nvitop/bin/pip install nvitop``; it is looked for with --nvitop,
 then on PATH, then in ./.venv-nvitop. Each round runs every case once, in a rotated order.
+
+``--instructions`` then runs each case once more under ``valgrind --tool=callgrind`` and reports the instructions
+of the whole process (start-up, imports, the poll, the output): a count that the machine's load does not move,
+though it grows with the number of processes on the machine (gputui looks for MPS daemons in /proc).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import resource
 import shutil
 import statistics
@@ -110,13 +115,29 @@ def _run(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
     return t, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
 
 
+def _instructions(cmd: list[str], env: dict[str, str]) -> int:
+    """The instructions valgrind counts for one whole run of ``cmd``."""
+    if cmd[1:] == ["-c", "pass"]:
+        env = {k: v for k, v in env.items() if k not in ("PYTHONPATH", nvml_patched.ENV)}
+    argv = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *cmd]
+    done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True)
+    found = re.search(r"Collected : (\d+)", done.stderr)
+    if done.returncode != 0 or found is None:
+        raise SystemExit(f"oneshot: valgrind could not count {cmd[0]}: {done.stderr[-300:]}")
+    return int(found.group(1))
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(prog="python -m gputui.bench oneshot")
     ap.add_argument("--runs", type=int, default=21, help="rounds, each running every case once (default 21)")
     ap.add_argument("--gpus", type=int, default=8)
     ap.add_argument("--nvitop", metavar="PATH", help="the nvitop executable (default: PATH, then ./.venv-nvitop)")
+    ap.add_argument("--instructions", action="store_true", help="also count each case's instructions (valgrind)")
     args = ap.parse_args(argv)
+    if args.instructions and shutil.which("valgrind") is None:
+        raise SystemExit("oneshot: --instructions needs valgrind (apt-get install valgrind)")
     nvitop = find_nvitop(args.nvitop)
+    counts: dict[str, int] = {}
     with tempfile.TemporaryDirectory(prefix="gputui-oneshot-") as tmp:
         spec_path = Path(tmp, "spec.json")
         spec_path.write_text(json.dumps(spec_of(args.gpus)))
@@ -145,11 +166,15 @@ def main(argv: list[str]) -> int:
                 wall, used = _run(cases[name], env)
                 times[name].append(wall)
                 cpu[name].append(used)
+        if args.instructions:
+            counts = {name: _instructions(cases[name], env) for name in names}
     print(f"{args.gpus} fake GPUs (older-driver shape), {args.runs} interleaved rounds")
     print(f"  {'':46s} {'wall: median':>14s} {'min':>9s} {'CPU: median':>14s}")
     for name, xs in times.items():
         med, low, c = statistics.median(xs) * 1000, min(xs) * 1000, statistics.median(cpu[name]) * 1000
         print(f"  {name:46s} {med:11.1f} ms {low:6.1f} ms {c:11.1f} ms")
+    for name, count in counts.items():
+        print(f"  {name:46s} {count / 1e6:11.1f} M instructions")
     if not nvitop:
         print("  nvitop not found: install it apart (see the module's docstring) for the ratio")
         return 0
@@ -160,4 +185,6 @@ def main(argv: list[str]) -> int:
             f"gputui / nvitop, {what}: ratio of medians {statistics.median(g) / statistics.median(n):.2f}, "
             f"median of the {len(g)} paired ratios {paired:.2f}"
         )
+    if counts:
+        print(f"gputui / nvitop, instructions: {counts['gputui snapshot'] / counts['nvitop --once']:.2f}")
     return 0

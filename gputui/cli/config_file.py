@@ -32,7 +32,10 @@ from __future__ import annotations
 import argparse
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 #: the overview's columns a user may leave out (node, GPU and the holder always show)
 OVERVIEW_COLUMNS = ("model", "util", "mem", "temp", "power", "mode", "badges")
@@ -60,12 +63,12 @@ class Config:
     idle_window_s: float | None = None
 
 
-def config_path() -> Path:
+def config_path() -> str:
     base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    return Path(base) / "gputui" / "config.toml"
+    return os.path.join(base, "gputui", "config.toml")  # a string: pathlib's import is not needed to read it
 
 
-def load_config(path: Path | None = None) -> tuple[Config, str | None]:
+def load_config(path: str | Path | None = None) -> tuple[Config, str | None]:
     """The settings in ``path`` (default: config_path()), and the one line that says why they were ignored."""
     path = config_path() if path is None else path
     try:

@@ -45,13 +45,10 @@ def run(args: argparse.Namespace) -> int:
 
         sys.stdout.write(snapshot_to_json(snap, indent=1) + "\n")
         return 0
-    from rich.console import Console
-
     from gputui.cli.plain_output import terminal
     from gputui.render.smi_tables import print_snapshot
 
-    # Text only (sanitised), written past the line sanitiser so that the tables keep their colours; no markup or
-    # emoji codes are read in any string (nor is rich's emoji table imported)
-    console = Console(file=terminal(sys.stdout), highlight=False, markup=False, emoji=False)
-    print_snapshot(console, snap, args.node, wide=args.wide)
+    # Text only (sanitised), written past the line sanitiser so that the tables keep their colours; drawn without
+    # rich (whose import a one-shot would pay for), as rich drew it
+    print_snapshot(terminal(sys.stdout), snap, args.node, wide=args.wide)
     return 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gputui.core.clock import Clock
 from gputui.core.errors import GputuiError, NvmlUnavailable, SourceError
@@ -13,6 +13,9 @@ from gputui.core.timefmt import parse_time
 from gputui.resources import demo_recording
 from gputui.sources.base import MemoryFrames, Source
 from gputui.sources.replay import ReplaySource
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 SOURCE_HELP = (
     "a recording (.gtrec), an nvidia-smi log (-q -x XML, -q text, --query-gpu CSV), 'nvml', 'demo', "
@@ -62,6 +65,8 @@ def open_source(
         from gputui.cli.ssh_open import open_ssh
 
         return Opened(open_ssh(arg[len("ssh:") :] if low.startswith("ssh:") else None, interval))
+    from pathlib import Path  # here: a live source (the one-shot's default) needs no path
+
     return open_file(Path(arg), clock, fields=fields)
 
 

@@ -1,16 +1,14 @@
-"""A rich Table for `gputui snapshot` that fits the terminal the way nvidia-smi's table does: fixed columns keep
+"""A table for `gputui snapshot` that fits the terminal the way nvidia-smi's table does: fixed columns keep
 their width, free text (commands, UUIDs) is cut, and when the terminal is too narrow whole columns are left out by
 priority and named under the table."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
-from rich import box
-from rich.console import RenderableType
-from rich.table import Table
-from rich.text import Text
+from gputui.render.box_table import Cell, Table
+from gputui.render.cells import cell_len
+from gputui.render.styled import Styled
 
 _FREE_TEXT = {"Command", "Process name", "MIG UUID"}
 #: how much each column matters when the terminal is too narrow for all (the lowest goes first); a column not
@@ -35,24 +33,19 @@ class FitTable(Table):
     """A table whose fixed columns keep their full width: only free text (commands) is cut short, and when the
     terminal is too narrow, whole columns are left out by priority (named under the table) rather than cut."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, title: str = "") -> None:
+        super().__init__(title)
         self.dropped: list[str] = []  # the columns left out by fit(), in the order they went
-        self.notes: list[Text] = []  # lines printed under the table when the MIG UUID column is left out
-        self.full: list[Text] = []  # whole free-text values, printed under the table when piped output cut one
+        self.notes: list[Styled] = []  # lines printed under the table when the MIG UUID column is left out
+        self.full: list[Styled] = []  # whole free-text values, printed under the table when piped output cut one
         self.cut = False  # fit() cut a free-text value of piped output
 
-    def add_row(self, *cells: RenderableType | None, **kwargs: object) -> None:  # type: ignore[override]
-        out: list[RenderableType | None] = []
+    def add_row(self, *cells: Cell) -> None:
         for col, cell in zip(self.columns, cells, strict=False):
-            if col.header in _FREE_TEXT and isinstance(cell, str | Text):
-                cell = Text(cell, no_wrap=True, overflow="ellipsis") if isinstance(cell, str) else cell.copy()
-                cell.no_wrap, cell.overflow = True, "ellipsis"  # one line, cut with an ellipsis
-            elif isinstance(cell, str | Text):
-                width = cell.cell_len if isinstance(cell, Text) else len(cell)
+            if col.header not in _FREE_TEXT:  # free text is cut with an ellipsis; the others keep their width
+                width = cell.cell_len if isinstance(cell, Styled) else len(cell)
                 col.min_width = max(col.min_width or 0, width)
-            out.append(cell)
-        super().add_row(*out, **kwargs)  # type: ignore[arg-type]
+        super().add_row(*cells)
 
     def _widths(self) -> tuple[int, list]:  # type: ignore[type-arg]
         free = [c for c in self.columns if c.header in _FREE_TEXT]
@@ -83,7 +76,7 @@ class FitTable(Table):
         self.cut = False
         for c in free:
             c.min_width = c.max_width = share
-            if whole and any(isinstance(x, Text) and x.cell_len > share for x in c._cells):
+            if whole and any(_cells(x) > share for x in c.cells):
                 self.cut = True  # piped: the full values follow the table, one per line
         return max(width, fixed + sum(share + 3 for _ in free))
 
@@ -92,29 +85,33 @@ class FitTable(Table):
         for c in self.columns:
             if c.header != "Name":
                 continue
-            cells = c._cells
+            cells = c.cells
             for i, cell in enumerate(cells):
-                plain = cell.plain if isinstance(cell, Text) else cell
-                if isinstance(plain, str) and plain.startswith("NVIDIA "):
-                    cells[i] = Text(plain[len("NVIDIA ") :], style=cell.style if isinstance(cell, Text) else "")
-            c.min_width = max([len("Name")] + [x.cell_len if isinstance(x, Text) else len(str(x)) for x in cells])
+                plain = cell.plain if isinstance(cell, Styled) else cell
+                if plain.startswith("NVIDIA "):
+                    cells[i] = Styled(plain[len("NVIDIA ") :], style=cell.base if isinstance(cell, Styled) else "")
+            c.min_width = max([len("Name")] + [x.cell_len if isinstance(x, Styled) else len(x) for x in cells])
 
-    def footer(self) -> list[Text]:
+    def footer(self) -> list[Styled]:
         """The lines under the table: values of left-out columns that people copy, and what was left out."""
         out = list(self.notes) if "MIG UUID" in self.dropped else []
         out += self.full if self.cut else []
         if self.dropped:
-            out.append(Text(f"(not shown at this width: {', '.join(self.dropped)}; --wide)", style="dim"))
+            out.append(Styled(f"(not shown at this width: {', '.join(self.dropped)}; --wide)", style="dim"))
         return out
+
+
+def _cells(cell: Cell) -> int:
+    return cell.cell_len if isinstance(cell, Styled) else cell_len(cell)
 
 
 def smi_table(title: str, *columns: str, right: Iterable[str] = ()) -> FitTable:
     """An empty table in nvidia-smi's look, with ``columns`` (those in ``right`` right-aligned)."""
-    t = FitTable(title=title, title_justify="left", box=box.SQUARE, header_style="bold", expand=False)
+    t = FitTable(title)
     right_set = set(right)
     for c in columns:
         if c in _FREE_TEXT:
-            t.add_column(c, no_wrap=True, overflow="ellipsis")
+            t.add_column(c)
         else:
-            t.add_column(c, justify="right" if c in right_set else "left", no_wrap=True, min_width=len(c))
+            t.add_column(c, justify="right" if c in right_set else "left", min_width=len(c))
     return t

@@ -1,33 +1,33 @@
-"""Rich renderables that show a snapshot the way `nvidia-smi` does: node resources, GPUs, MIG devices, MPS,
-processes. Every string from the snapshot passes :func:`~gputui.core.plain_text.sanitise` and is shown as plain
-text."""
+"""A snapshot shown the way `nvidia-smi` does: node resources, GPUs, MIG devices, MPS, processes, as lines and box
+tables (drawn without rich, as rich drew them). Every string from the snapshot passes
+:func:`~gputui.core.plain_text.sanitise` and is shown as plain text."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
-
-from rich.console import Console, Group, RenderableType
-from rich.table import Table
-from rich.text import Text
+from typing import TextIO
 
 from gputui.core.model import ClusterSnapshot, GpuSnapshot, NodeResources, NodeSnapshot
 from gputui.core.node_faults import fault_line
 from gputui.core.plain_text import sanitise
 from gputui.render.fit_table import FitTable, smi_table
+from gputui.render.styled import Styled, ansi, wrap
+from gputui.render.terminal import Terminal
 
-NA = Text("N/A", style="dim")
+Part = Styled | FitTable
+
+NA = Styled("N/A", style="dim")
 
 
-def na(value: object, fmt: str = "{}") -> Text:
-    """The value formatted (a string sanitised) as plain Text, never markup; a dim N/A when the source did not
-    have it."""
+def na(value: object, fmt: str = "{}") -> Styled:
+    """The value formatted (a string sanitised) as plain text; a dim N/A when the source did not have it."""
     if value is None:
         return NA
-    return Text(fmt.format(sanitise(value) if isinstance(value, str) else value))
+    return Styled(fmt.format(sanitise(value) if isinstance(value, str) else value))
 
 
-def on_off(value: bool | None) -> Text | str:
+def on_off(value: bool | None) -> Styled | str:
     return NA if value is None else ("On" if value else "Off")
 
 
@@ -35,7 +35,7 @@ def utc(ts: float) -> str:
     return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-def _mem(used: int | None, total: int | None) -> Text | str:
+def _mem(used: int | None, total: int | None) -> Styled | str:
     if used is None and total is None:
         return NA
     return f"{_mib(used)} / {_mib(total)}"
@@ -45,7 +45,7 @@ def _mib(value: int | None) -> str:
     return "N/A" if value is None else f"{value}MiB"  # N/A never carries a unit
 
 
-def _power(gpu: GpuSnapshot) -> Text | str:
+def _power(gpu: GpuSnapshot) -> Styled | str:
     if gpu.power_draw_w is None and gpu.power_limit_w is None:
         return NA
     # whole watts truncated, as nvidia-smi's table prints them (37.62 W shows as 37W)
@@ -54,7 +54,7 @@ def _power(gpu: GpuSnapshot) -> Text | str:
     return f"{draw} / {cap}"
 
 
-def gpu_table(node: NodeSnapshot) -> Table:
+def gpu_table(node: NodeSnapshot) -> FitTable:
     t = smi_table(
         "GPUs",
         "GPU",
@@ -72,12 +72,12 @@ def gpu_table(node: NodeSnapshot) -> Table:
         right=("GPU", "Fan", "Temp", "GPU-Util"),
     )
     for g in node.gpus:
-        name: Text | str = na(g.name)
+        name: Styled | str = na(g.name)
         if g.lost:
-            name = Text(f"{sanitise(g.name or 'GPU')} (LOST)", style="bold red")
+            name = Styled(f"{sanitise(g.name or 'GPU')} (LOST)", style="bold red")
         mig = NA if g.mig_mode_current is None else ("Enabled" if g.mig_mode_current else "Disabled")
         if g.mig_mode_pending is not None and g.mig_mode_pending != g.mig_mode_current:
-            mig = Text(f"{mig} -> {'Enabled' if g.mig_mode_pending else 'Disabled'}", style="yellow")
+            mig = Styled(f"{mig} -> {'Enabled' if g.mig_mode_pending else 'Disabled'}", style="yellow")
         t.add_row(
             str(g.index),
             name,
@@ -95,9 +95,9 @@ def gpu_table(node: NodeSnapshot) -> Table:
     return t
 
 
-def mig_table(node: NodeSnapshot) -> Table | None:
-    rows: list[tuple[Text | str, ...]] = []
-    notes: list[Text] = []  # the MIG UUIDs people copy, for when their column is left out
+def mig_table(node: NodeSnapshot) -> FitTable | None:
+    rows: list[tuple[Styled | str, ...]] = []
+    notes: list[Styled] = []  # the MIG UUIDs people copy, for when their column is left out
     for g in node.gpus:
         for gi in g.gpu_instances:
             placement = NA if gi.placement_start is None else f"{gi.placement_start}:{na(gi.placement_size)}"
@@ -113,7 +113,7 @@ def mig_table(node: NodeSnapshot) -> Table | None:
                         placement,
                         na(gi.sm_count),
                         _mem(gi.memory_used_mib, gi.memory_total_mib),
-                        Text("(no compute instance)", "dim"),
+                        Styled("(no compute instance)", "dim"),
                     )
                 )
             for ci in cis:
@@ -132,7 +132,7 @@ def mig_table(node: NodeSnapshot) -> Table | None:
                 )
                 if ci.mig_uuid is not None:
                     r = rows[-1]
-                    notes.append(Text(f"GPU {r[0]} GI {r[1]} CI {r[2]}: {r[8]}"))
+                    notes.append(Styled(f"GPU {r[0]} GI {r[1]} CI {r[2]}: {r[8]}"))
     empty_mig = [str(g.index) for g in node.gpus if g.mig_mode_current and not g.gpu_instances]
     if not rows and not empty_mig:
         return None
@@ -153,11 +153,11 @@ def mig_table(node: NodeSnapshot) -> Table | None:
     for r in rows:
         t.add_row(*r)
     for idx in empty_mig:
-        t.add_row(idx, NA, NA, NA, Text("MIG enabled, no GPU instances", style="yellow"), "", "", "", "")
+        t.add_row(idx, NA, NA, NA, Styled("MIG enabled, no GPU instances", style="yellow"), "", "", "", "")
     return t
 
 
-def mps_table(node: NodeSnapshot) -> Table | None:
+def mps_table(node: NodeSnapshot) -> FitTable | None:
     gpus = [g for g in node.gpus if g.mps is not None]
     if not gpus:
         return None
@@ -174,14 +174,14 @@ def mps_table(node: NodeSnapshot) -> Table | None:
         "Command",
         right=("GPU", "Server PID", "Client PID", "Threads", "Memory"),
     )
-    t.full = [Text(f"PID {c.pid}: {sanitise(c.command)}") for g in gpus if g.mps for c in g.mps.clients if c.command]
+    t.full = [Styled(f"PID {c.pid}: {sanitise(c.command)}") for g in gpus if g.mps for c in g.mps.clients if c.command]
     for g in gpus:
         d = g.mps
         assert d is not None
-        state = Text("up", style="green") if d.running else Text("down", style="red")
+        state = Styled("up", style="green") if d.running else Styled("down", style="red")
         if not d.clients:
             t.add_row(
-                str(g.index), state, na(d.server_pid), na(d.pipe_directory), Text("no clients", "dim"), "", "", "", ""
+                str(g.index), state, na(d.server_pid), na(d.pipe_directory), Styled("no clients", "dim"), "", "", "", ""
             )
         for i, c in enumerate(d.clients):
             head = (str(g.index), state, na(d.server_pid), na(d.pipe_directory)) if i == 0 else ("", "", "", "")
@@ -197,11 +197,11 @@ def mps_table(node: NodeSnapshot) -> Table | None:
         if d.clients and all(p is not None for p in total_pct):
             pct = sum(p for p in total_pct if p is not None)
             style = "yellow" if pct > 100 else "dim"
-            t.add_row("", "", "", "", Text("total", "dim"), Text(f"{pct}%", style), "", "", "")
+            t.add_row("", "", "", "", Styled("total", "dim"), Styled(f"{pct}%", style), "", "", "")
     return t
 
 
-def process_table(node: NodeSnapshot) -> Table:
+def process_table(node: NodeSnapshot) -> FitTable:
     t = smi_table(
         "Processes",
         "GPU",
@@ -215,7 +215,7 @@ def process_table(node: NodeSnapshot) -> Table:
         right=("GPU", "GI", "CI", "PID", "GPU Memory"),
     )
     any_row = False
-    t.full = [Text(f"PID {p.pid}: {sanitise(p.command)}") for g in node.gpus for p in g.processes if p.command]
+    t.full = [Styled(f"PID {p.pid}: {sanitise(p.command)}") for g in node.gpus for p in g.processes if p.command]
     for g in node.gpus:
         for p in g.processes:
             any_row = True
@@ -230,7 +230,7 @@ def process_table(node: NodeSnapshot) -> Table:
                 na(p.used_memory_mib, "{}MiB"),
             )
     if not any_row:
-        t.add_row("", "", "", "", "", "", Text("No running processes found", "dim"), "")
+        t.add_row("", "", "", "", "", "", Styled("No running processes found", "dim"), "")
     return t
 
 
@@ -248,17 +248,15 @@ def size(mib: int) -> str:
     raise AssertionError(mib)  # pragma: no cover - the GiB branch always answers
 
 
-def resources_line(res: NodeResources | None, features: tuple[str, ...] = ()) -> Text | None:
+def resources_line(res: NodeResources | None, features: tuple[str, ...] = ()) -> Styled | None:
     """``CPUs 64 (12 allocated) · memory 512 GiB (200 GiB allocated, 310 GiB in use) · features a100``;
     None when the source knows neither (nvidia-smi logs, old recordings)."""
-    parts: list[Text] = []
+    parts: list[Styled] = []
     if res is not None:
-        cpus = Text("CPUs ")
-        cpus.append_text(Text(str(res.cpus)) if res.cpus is not None else NA)
+        cpus = Styled.assemble("CPUs ", Styled(str(res.cpus)) if res.cpus is not None else NA)
         if res.cpus_alloc is not None:
             cpus.append(f" ({res.cpus_alloc} allocated)")
-        mem = Text("memory ")
-        mem.append_text(Text(size(res.memory_mib)) if res.memory_mib is not None else NA)
+        mem = Styled.assemble("memory ", Styled(size(res.memory_mib)) if res.memory_mib is not None else NA)
         said = [
             f"{size(v)} {what}"
             for v, what in ((res.memory_alloc_mib, "allocated"), (res.memory_used_mib, "in use"))
@@ -268,18 +266,18 @@ def resources_line(res: NodeResources | None, features: tuple[str, ...] = ()) ->
             mem.append(f" ({', '.join(said)})")
         parts += [cpus, mem]
     if features:
-        parts.append(Text("features " + ", ".join(sanitise(f) for f in features)))
-    return Text(" · ").join(parts) if parts else None
+        parts.append(Styled("features " + ", ".join(sanitise(f) for f in features)))
+    return Styled(" · ").join(parts) if parts else None
 
 
-def node_view(node: NodeSnapshot) -> Iterator[RenderableType]:
-    head = Text.assemble(
+def node_view(node: NodeSnapshot) -> Iterator[Part]:
+    head = Styled.assemble(
         (sanitise(node.name), "bold cyan"),
         f"   Driver Version: {na(node.driver_version)}   CUDA Version: {na(node.cuda_version)}",
     )
     yield head
     if node.fault is not None:
-        yield Text(sanitise(fault_line(node.fault)), style="bold red")
+        yield Styled(sanitise(fault_line(node.fault)), style="bold red")
     line = resources_line(node.resources, node.features)
     if line is not None:
         yield line
@@ -290,42 +288,52 @@ def node_view(node: NodeSnapshot) -> Iterator[RenderableType]:
     yield process_table(node)
 
 
-def snapshot_view(snap: ClusterSnapshot, nodes: Iterable[str] | None = None) -> Group:
-    """Everything `gputui snapshot` prints for one cluster snapshot."""
+def snapshot_view(snap: ClusterSnapshot, nodes: Iterable[str] | None = None) -> list[Part]:
+    """Everything `gputui snapshot` prints for one cluster snapshot: lines and tables."""
     wanted = set(nodes) if nodes else None
-    parts: list[RenderableType] = [
-        Text.assemble((utc(snap.timestamp), "bold"), f"   {sanitise(snap.source or '')}", style=""),
-    ]
+    parts: list[Part] = [Styled.assemble((utc(snap.timestamp), "bold"), f"   {sanitise(snap.source or '')}")]
     for node in snap.nodes:
         if wanted is None or node.name in wanted:
-            parts.append(Text(""))
+            parts.append(Styled(""))
             parts.extend(node_view(node))
-    return Group(*parts)
+    return parts
+
+
+def layout(
+    snap: ClusterSnapshot, nodes: Iterable[str] | None, term: Terminal, *, wide: bool = False
+) -> tuple[list[Part], int]:
+    """The lines and tables of the snapshot fitted to the terminal as nvidia-smi's table fits: the least important
+    columns are left out (and named) when it is narrow, unless ``wide``; and the width to draw them at (wider than
+    the terminal when the kept columns alone are)."""
+    parts = snapshot_view(snap, nodes)
+    whole = not term.is_terminal  # piped: free text that is cut is also given whole under its table
+    width = max([term.width] + [p.fit(term.width, wide=wide, whole=whole) for p in parts if isinstance(p, FitTable)])
+    return parts, width
+
+
+def render(parts: list[Part], width: int, term: Terminal) -> str:
+    """The parts as the terminal gets them: free lines wrapped at ``width``, tables with the lines under them
+    (each of those on one line, however long)."""
+    lines: list[Styled] = []
+    for part in parts:
+        if isinstance(part, FitTable):
+            lines += part.lines(ascii_only=term.ascii_only)
+            lines += part.footer()
+        else:
+            lines += wrap(part, width)
+    return "".join(ansi(line, colour=term.colour, no_color=term.no_color) + "\n" for line in lines)
 
 
 def print_snapshot(
-    console: Console, snap: ClusterSnapshot, nodes: Iterable[str] | None = None, *, wide: bool = False
+    out: TextIO,
+    snap: ClusterSnapshot,
+    nodes: Iterable[str] | None = None,
+    *,
+    wide: bool = False,
+    terminal: Terminal | None = None,
 ) -> None:
-    """Print the snapshot to fit the terminal as nvidia-smi's table does: the least important columns are left
-    out (and named) when it is narrow, unless ``wide``; piped, free text wraps instead of being cut."""
-    parts = snapshot_view(snap, nodes).renderables
-    whole = not console.is_terminal
-    width = max(
-        [console.width] + [p.fit(console.width, wide=wide, whole=whole) for p in parts if isinstance(p, FitTable)]
-    )
-    if width > console.width:
-        console = Console(
-            file=console.file,
-            width=width,
-            highlight=False,
-            markup=False,
-            emoji=False,
-            force_terminal=console.is_terminal,
-            color_system=console.color_system or None,  # type: ignore[arg-type]
-            no_color=console.no_color,
-        )
-    for part in parts:
-        console.print(part, crop=False)
-        if isinstance(part, FitTable):
-            for line in part.footer():
-                console.print(line, crop=False, soft_wrap=True)
+    """Write everything `gputui snapshot` prints to ``out``; ``terminal`` (width, colour) is found from ``out`` and
+    the environment when not given."""
+    term = Terminal.of(out) if terminal is None else terminal
+    parts, width = layout(snap, nodes, term, wide=wide)
+    out.write(render(parts, width, term))

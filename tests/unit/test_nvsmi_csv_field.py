@@ -8,6 +8,7 @@ the polls of one two-GPU host, with the poll times of a `-l` loop. The cells are
 from __future__ import annotations
 
 import codecs
+import io
 import os
 from pathlib import Path
 
@@ -87,16 +88,15 @@ def test_a_poll_missing_a_row_does_not_take_the_next_polls_row(tmp_path: Path) -
 
 
 def test_a_missing_column_reads_na_and_shows_without_a_unit(tmp_path: Path) -> None:
-    from rich.console import Console
-
     from gputui.render.smi_tables import print_snapshot
+    from gputui.render.terminal import Terminal
 
     log = load_nvsmi_log(_write(tmp_path, "m.csv", csv_of(_polls(), ["timestamp", "pci.bus_id", "memory.used"])))
     gpu = log.frames[-1].nodes[0].gpus[0]
     assert (gpu.memory_used_mib, gpu.memory_total_mib) == (int(H100[1]["memory.used"].split()[0]), None)
-    console = Console(width=200, record=True, file=open(os.devnull, "w"))  # noqa: SIM115
-    print_snapshot(console, log.frames[-1])
-    shown = console.export_text()
+    buf = io.StringIO()
+    print_snapshot(buf, log.frames[-1], terminal=Terminal(200, is_terminal=False, colour=False))
+    shown = buf.getvalue()
     assert f"{gpu.memory_used_mib}MiB / N/A" in shown and "N/AMiB" not in shown
 
 

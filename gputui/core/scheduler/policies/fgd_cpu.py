@@ -5,8 +5,10 @@ but F is gputui's: (1) it counts as usable only the GPUs that the node's remaini
 shape (:func:`frag.fragment_cpu_aware`; FGD's own F treats a node with 8 idle GPUs and 12 CPUs left as fully usable
 by 11-CPU pods, though only one such pod fits), and (2) it adds :data:`STRANDING` x the free GPU that the node's free
 CPUs cannot feed in the long run, at the workload's CPUs per GPU (:func:`frag.stranded`): one pod at a time, (1)
-does not see that a CPU-hungry pod on a node with just enough CPUs leaves GPUs that the next pods cannot use. What
-each idea tried gave is in docs/simulate.md.
+does not see that a CPU-hungry pod on a node with just enough CPUs leaves GPUs that the next pods cannot use; and (3)
+it prices each partly used GPU at what it will waste in the end, not only at what the next pod cannot use
+(:mod:`slivers`: a hole that common shares fill costs less than a sliver that only rare ones fit). What each idea
+tried gave is in docs/simulate.md.
 
 In the live scheduler (:class:`FgdCpu`) the expected workload is ``SchedulerConfig.workload`` where one is set, else
 the GPU pods of Alibaba's openb default trace (:data:`OPENB_DEFAULT`); whole GPUs, thousandths and CPU-only jobs
@@ -48,7 +50,7 @@ class FgdCpuTrace:
     randomised = False
 
     def __init__(self, frag: Fragmenter) -> None:
-        self.frag = Fragmenter(frag.shapes, cpu_aware=True, stranding=STRANDING)
+        self.frag = Fragmenter(frag.shapes, cpu_aware=True, stranding=STRANDING, slivers=True)
 
     def evaluate(self, node: NodeFree, pod: PodShape) -> tuple[int, tuple[int, ...]]:
         return fgd.evaluate(node, pod, self.frag)
@@ -105,7 +107,7 @@ class FgdCpu:
         f = self._frags.get(workload)
         if f is None or len(f._memo) > self._MEMO_LIMIT:
             shapes = (workload_shapes(workload) if workload else ()) or shapes_of(OPENB_DEFAULT)
-            f = self._frags[workload] = Fragmenter(shapes, cpu_aware=True, stranding=STRANDING)
+            f = self._frags[workload] = Fragmenter(shapes, cpu_aware=True, stranding=STRANDING, slivers=True)
         return f
 
     def node_score(self, free_whole_after: int, mig_after: tuple[int, int], mps_shared: int, view: NodeView) -> tuple:

@@ -19,6 +19,7 @@ from itertools import accumulate
 from typing import NamedTuple
 
 from gputui.core.scheduler.policies.shapes import MILLI, PodShape
+from gputui.core.scheduler.policies.slivers import correction, sliver_term
 
 #: FGD's categories of a (node, shape) pair, in the order its simulator sums them: Q1 (lacks GPU and CPU), Q2 (lacks
 #: GPU; or the GPUs too small for the shape), Q4 (lacks CPU), XL / XR (CPU-only shapes with and without CPUs to
@@ -93,18 +94,29 @@ class Fragmenter:
 
     __slots__ = ("shapes", "_memo", "_fn")
 
-    def __init__(self, shapes: tuple[TargetShape, ...], cpu_aware: bool = False, stranding: float = 0.0) -> None:
-        """``cpu_aware``: :func:`fragment_cpu_aware` instead of FGD's F, plus ``stranding`` x :func:`stranded`."""
+    def __init__(self, shapes: tuple[TargetShape, ...], cpu_aware: bool = False, stranding: float = 0.0,
+                 slivers: bool = False) -> None:  # fmt: skip
+        """``cpu_aware``: :func:`fragment_cpu_aware` instead of FGD's F, plus ``stranding`` x :func:`stranded`, plus
+        (``slivers``) :func:`slivers.sliver_term`: what partly used GPUs will waste in the end."""
         self.shapes = shapes
         self._memo: dict[tuple, float] = {}
         self._fn: Callable[[int, tuple[int, ...], str, tuple[TargetShape, ...]], float] = (
             fragment_cpu_aware if cpu_aware else fragment
         )
+        if not cpu_aware:
+            return
         per_gpu = cpu_per_gpu(shapes)
-        if cpu_aware and stranding and per_gpu > 0:
+        weight = stranding if per_gpu > 0 else 0.0
+        table = correction(shapes) if slivers else None
+        if weight or table:
 
             def fn(cpu_free: int, gpus: tuple[int, ...], model: str, sh: tuple[TargetShape, ...]) -> float:
-                return fragment_cpu_aware(cpu_free, gpus, model, sh) + stranding * stranded(cpu_free, gpus, per_gpu)
+                v = fragment_cpu_aware(cpu_free, gpus, model, sh)
+                if weight:
+                    v += weight * stranded(cpu_free, gpus, per_gpu)
+                if table:
+                    v += sliver_term(gpus, table)
+                return v
 
             self._fn = fn
 
