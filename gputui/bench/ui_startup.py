@@ -1,6 +1,6 @@
 """Time from process start to the dashboard's first complete frame, on the bundled demo recording.
 
-    python -m gputui.bench ui_startup [--runs 10] [--size 160x50] [--source demo] [--baseline]
+    python -m gputui.bench ui_startup [--runs 10] [--size 160x50] [--source demo] [--baseline] [--instructions]
 
 Each run spawns ``python -m gputui SOURCE --paused`` on a pseudo-terminal with the environment
 variable GPUTUI_EXIT_AFTER_FIRST_FRAME=1: the app then exits as soon as its first snapshot has
@@ -11,7 +11,10 @@ DataTable the same way, interleaved, for what Textual alone costs on the machine
 The runs use compiled bytecode (as an installed package does); the warm-up run writes it. They use a state
 directory of their own: empty, so that the job service opens after the first frame (a queue with no job
 waiting or running cannot change it), or with --queued a job running in the demo's queue, so that it opens
-before.
+before. --instructions also runs each once under valgrind's callgrind, the process ending right at its first
+frame (GPUTUI_EXIT_AFTER_FIRST_FRAME=now), and reports the instructions executed to it: the same count whatever
+else the machine does, where the wall times of a loaded machine vary by half. (Under callgrind the poll thread
+runs fifty times slower, so gputui may miss its first-poll wait and paint twice: the count errs against it.)
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import fcntl
 import os
 import pty
 import re
+import shutil
 import statistics
 import struct
 import subprocess
@@ -34,6 +38,7 @@ FIRST_FRAME = re.compile(rb"first complete frame at monotonic (\d+\.\d+)")
 
 # For --baseline: a bare Textual app with a 64-row DataTable, timed the same way (what Textual alone costs).
 BARE_APP = """
+import os
 import time
 from textual.app import App
 from textual.widgets import DataTable
@@ -51,7 +56,11 @@ class Bare(App):
 
     def painted(self):
         # stamped here, after the paint, as gputui stamps its first frame (GputuiApp.first_frame_drawn)
-        self.exit(message=f"first complete frame at monotonic {time.monotonic():.6f}")
+        message = f"first complete frame at monotonic {time.monotonic():.6f}"
+        if os.environ.get("GPUTUI_EXIT_AFTER_FIRST_FRAME") == "now":  # --instructions: the count stops here
+            os.write(1, message.encode() + b"\\n")
+            os._exit(0)
+        self.exit(message=message)
 
 Bare().run()
 """
@@ -77,18 +86,26 @@ def queue_a_job(source: str, state: Path) -> str:
         session.close()
 
 
-def one_run(source: str, size: tuple[int, int], bare: bool = False, state: Path | None = None) -> tuple[float, float]:
-    """Seconds from spawn to the first frame and to the exit of one dashboard (or bare app) process."""
+def one_run(
+    source: str, size: tuple[int, int], bare: bool = False, state: Path | None = None, counted: Path | None = None
+) -> tuple[float, float]:
+    """Seconds from spawn to the first frame and to the exit of one dashboard (or bare app) process; with
+    ``counted``, under callgrind writing its count there, the process ending at the first frame."""
     width, height = size
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", height, width, 0, 0))
     env = dict(os.environ, GPUTUI_EXIT_AFTER_FIRST_FRAME="1", TERM=os.environ.get("BENCH_TERM", "xterm-256color"))
+    if counted is not None:
+        env["GPUTUI_EXIT_AFTER_FIRST_FRAME"] = "now"
+        env["PYTHONHASHSEED"] = "0"
     if state is not None:
         env["GPUTUI_STATE_DIR"] = str(state)
     # Bytecode as an installed package has it: the warm-up run writes it if it is missing. (With
     # PYTHONDONTWRITEBYTECODE set, every run would compile gputui's sources again: ~0.15 s.)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     cmd = [sys.executable, "-c", BARE_APP] if bare else [sys.executable, "-m", "gputui", source, "--paused"]
+    if counted is not None:
+        cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={counted}", *cmd]
     started = time.monotonic()
     child = subprocess.Popen(cmd, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True)
     os.close(slave)
@@ -118,7 +135,13 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--source", default="demo", help="what the dashboard opens (default: the bundled demo)")
     ap.add_argument("--baseline", action="store_true", help="also time a bare Textual app with a 64-row table")
     ap.add_argument("--queued", action="store_true", help="with a job running in the queue (the service opens first)")
+    ap.add_argument(
+        "--instructions", action="store_true", help="also count instructions to the first frame (valgrind; one run)"
+    )
     args = ap.parse_args(argv)
+    if args.instructions and shutil.which("valgrind") is None:
+        print("ui_startup: --instructions needs valgrind (apt-get install valgrind)", file=sys.stderr)
+        return 2
     if sys.platform != "linux":
         print("ui_startup compares monotonic clocks across processes, which needs Linux", file=sys.stderr)
         return 2
@@ -136,6 +159,11 @@ def main(argv: list[str]) -> int:
                 first, whole = one_run(args.source, size, bare, state)
                 times[bare][0].append(first)
                 times[bare][1].append(whole)
+        counts = (
+            {bare: instructions(args.source, size, bare, state, Path(tmp)) for bare in kinds}
+            if args.instructions
+            else {}
+        )
     print(f"{args.runs} runs each after one warm-up run, at {args.size}; seconds from spawn:")
     for bare in kinds:
         frames, exits = times[bare]
@@ -153,4 +181,19 @@ def main(argv: list[str]) -> int:
             f"{statistics.median(ours) / statistics.median(base):.2f}, "
             f"median of the {len(ours)} paired ratios {paired:.2f}"
         )
+    if counts:
+        said = ", ".join(f"{'bare Textual' if bare else 'gputui'} {n / 1e6:,.0f} M" for bare, n in counts.items())
+        ratio = f"; gputui / bare Textual {counts[False] / counts[True]:.3f}" if len(counts) == 2 else ""
+        print(f"  instructions from spawn to the first complete frame (callgrind, one run each): {said}{ratio}")
     return 0
+
+
+def instructions(source: str, size: tuple[int, int], bare: bool, state: Path, tmp: Path) -> int:
+    """Instructions one process executes up to its first complete frame, counted by callgrind."""
+    out = tmp / f"callgrind-{'bare' if bare else 'gputui'}.out"
+    one_run(source, size, bare, state, counted=out)
+    text = out.read_text()
+    found = re.search(r"^(?:summary|totals): (\d+)", text, re.M)
+    if found is None:
+        raise RuntimeError(f"no instruction count in {out}")
+    return int(found.group(1))

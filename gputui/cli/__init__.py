@@ -64,6 +64,15 @@ def _main(argv: list[str] | None) -> int:
     args_in = sys.argv[1:] if argv is None else argv
     if not args_in or (args_in[0] not in SUBCOMMANDS and args_in[0] not in ("-h", "--help", "--version")):
         args_in = ["ui", *args_in]  # `gputui [SOURCE] [options]` opens the dashboard
+    if args_in[0] == "ui":
+        from gputui.ui.collector import collector_paused
+
+        with collector_paused():  # the dashboard's start-up, until its first frame (see gputui/ui/collector.py)
+            return _run(args_in)
+    return _run(args_in)
+
+
+def _run(args_in: list[str]) -> int:
     parser = build_parser(args_in[0] if args_in[0] in SUBCOMMANDS else None)
     try:
         args = parser.parse_args(args_in)

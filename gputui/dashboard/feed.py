@@ -15,13 +15,16 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from gputui.core.errors import GputuiError
 from gputui.core.model import ClusterSnapshot
 from gputui.dashboard.history import WINDOW_S, History, Sample, frames_for_window
-from gputui.dashboard.job_ticks import JobsTick
 from gputui.sources.base import Source
 from gputui.sources.replay import ReplaySource
+
+if TYPE_CHECKING:  # a type only: the job queue's modules load when it opens
+    from gputui.dashboard.job_ticks import JobsTick
 
 MIN_REPLAY_INTERVAL = 0.1  # seconds between polls while playing fast: at most 10 redraws a second
 
@@ -143,13 +146,40 @@ class Feed:
         self._poller: Poller | None = None
         # Reads the recording before the replay's position into a fresh idle radar, with the history.
         self.prime_radar: Callable[[ReplaySource], object] | None = None
+        # The first poll's result, held for take_first while hold_first is set (see start).
+        self._first_cond = threading.Condition()
+        self._hold_first = False
+        self._first: FeedResult | None = None
 
-    def start(self) -> None:
-        """Start the polling thread with a first poll right away."""
+    def start(self, *, hold_first: bool = False) -> None:
+        """Start the polling thread with a first poll right away. With ``hold_first`` the first result is kept for
+        ``take_first`` (the shell draws it into its first frame) instead of delivered; every later one is
+        delivered, and so is the first if ``take_first`` gave up waiting for it."""
         if self._poller is None:
-            self._poller = Poller(self.poll_once, self.deliver)
+            with self._first_cond:
+                self._hold_first = hold_first
+            self._poller = Poller(self.poll_once, self._deliver)
             self._poller.start()
         self._poller.poll_at(time.monotonic())
+
+    def _deliver(self, result: FeedResult) -> None:
+        with self._first_cond:
+            if self._hold_first:
+                self._hold_first = False
+                self._first = result
+                self._first_cond.notify_all()
+                return
+        self.deliver(result)
+
+    def take_first(self, timeout: float) -> FeedResult | None:
+        """The first poll's result, held by ``start(hold_first=True)``, waiting at most ``timeout`` seconds for it;
+        None if it did not come by then (it is then delivered when it comes) or was taken or delivered already."""
+        with self._first_cond:
+            if self._hold_first:
+                self._first_cond.wait_for(lambda: not self._hold_first, timeout)
+            self._hold_first = False
+            result, self._first = self._first, None
+        return result
 
     def stop(self) -> None:
         if self._poller is not None:

@@ -17,10 +17,10 @@ from gputui.core.model import ClusterSnapshot, GpuSnapshot, NodeSnapshot
 from gputui.core.scheduler.job_states import CANCELLED
 from gputui.core.timefmt import utc_text
 from gputui.dashboard.job_records import check_priority, job_label, jobs_on_gpu, stop_text
-from gputui.dashboard.job_ticks import JobsTick, list_jobs, tick_jobs
 from gputui.dashboard.outcomes import Choice, Confirm, Notice, Prompt
 
 if TYPE_CHECKING:  # the job service loads after the first frame; this module before it
+    from gputui.dashboard.job_ticks import JobsTick
     from gputui.jobs.backend import JobBackend
     from gputui.jobs.records import JobRecord
 
@@ -120,6 +120,8 @@ class JobsController:
         # After a change the list is read again even if the store says nothing changed since the change's own
         # read: a tick computed before the change may be drawn after it, and must not have the last word.
         relist, self._relist = self._relist, False
+        from gputui.dashboard.job_ticks import tick_jobs
+
         return tick_jobs(service, snapshot, relist=relist)
 
     def tick_notice(self, tick: JobsTick) -> Notice | None:
@@ -157,6 +159,8 @@ class JobsController:
         assert service is not None
         rec = call(service)
         self._relist = True
+        from gputui.dashboard.job_ticks import list_jobs
+
         return JobChange(rec, list_jobs(service), service.now())
 
     def to_cancel(

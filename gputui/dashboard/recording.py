@@ -10,11 +10,14 @@ import os
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gputui import __version__
 from gputui.core.model import ClusterSnapshot, Event
 from gputui.dashboard.outcomes import Notice, Prompt
-from gputui.dashboard.session_recording import RecordingSummary, SessionRecording
+
+if TYPE_CHECKING:  # the recorder loads when a recording starts, not before the first frame
+    from gputui.dashboard.session_recording import RecordingSummary, SessionRecording
 
 
 def default_record_path(now: float | None = None) -> str:
@@ -67,6 +70,8 @@ class RecordingController:
         ``on_error`` is called on the recording's thread when a write fails."""
         if self.recording is not None:
             return None
+        from gputui.dashboard.session_recording import SessionRecording
+
         meta = {"source": self.description, "recorded_by": f"gputui {__version__} dashboard"}
         rec = SessionRecording(
             Path(os.path.expanduser(str(path))),

@@ -8,12 +8,10 @@ Nothing here imports the scheduler or the Slurm adapter.
 from __future__ import annotations
 
 import os
-import sqlite3
 import sys
 from pathlib import Path
 
 from gputui.core.scheduler.job_states import PENDING, RUNNING
-from gputui.jobs.runners.procstat import host_name
 from gputui.jobs.schema import SCHEMA_VERSION
 from gputui.sources.base import Source
 from gputui.sources.replay import ReplaySource
@@ -32,6 +30,8 @@ def is_slurm(source: Source) -> bool:
 def cluster_key(source_arg: str | None, source: Source) -> str:
     """``local:HOST`` for a live machine, ``replay:demo`` or ``replay:/abs/path`` for a replay."""
     if not is_simulated(source):
+        from gputui.jobs.runners.procstat import host_name
+
         return f"local:{host_name()}"
     if source_arg is None or source_arg.lower() == "demo":
         return "replay:demo"
@@ -44,6 +44,8 @@ def idle_queue(db_path: Path, cluster: str, timeout_s: float = 0.2) -> int | Non
     opening the job service then says why."""
     if not db_path.exists():
         return 0
+    import sqlite3  # loaded only when there is a store to look at
+
     try:
         con = sqlite3.connect(db_path.resolve().as_uri() + "?mode=ro", uri=True, timeout=timeout_s)
     except (sqlite3.Error, ValueError):

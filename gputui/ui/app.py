@@ -4,10 +4,9 @@ front to draw it, keys become controller calls. Views are Textual modes, built o
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Sequence
-from functools import partial
+from functools import cached_property, partial
 from typing import TYPE_CHECKING
 
 from textual.app import App
@@ -18,24 +17,23 @@ from gputui.dashboard.actions import DEFAULT_ACTIONS, ActionRegistry, ActionSpec
 from gputui.dashboard.feed import Feed, HistoryRead, PollFailed
 from gputui.dashboard.job_actions import JOB_ACTIONS
 from gputui.dashboard.jobs import JobsController
-from gputui.dashboard.mps import MpsController
 from gputui.dashboard.recording import RecordingController
 from gputui.dashboard.replay import ReplayController, ReplayState
 from gputui.dashboard.state import DashboardState
 from gputui.resources import themes_dir
 from gputui.sources.base import Source
+from gputui.ui.app_start import EXIT_AFTER_FIRST_FRAME, StartingApp
+from gputui.ui.collector import resume_collector
 from gputui.ui.dialog_actions import DIALOG, DialogActions
 from gputui.ui.dialogs.outcome_dialogs import notify_plain
 from gputui.ui.job_keys import JobKeys
 from gputui.ui.keymap import KeyMap
 from gputui.ui.messages import Fed, JobsOpened
-from gputui.ui.mps_keys import MpsKeys
 from gputui.ui.palette import PLAIN, Palette
 from gputui.ui.record_keys import RecordKeys
 from gputui.ui.render.app_internals import (
     bind_registry,
     every_screen,
-    parsed_as_is,
     quiet_driver_class,
     settle_heap,
     start_with_theme,
@@ -52,10 +50,7 @@ if TYPE_CHECKING:
     from textual.driver import Driver
 
     from gputui.jobs.backend import JobBackend
-
-#: Benchmark hook: with this environment variable set to 1 the app exits right after its first
-#: complete frame, printing the monotonic time of that frame (see ``python -m gputui.bench ui_startup``).
-EXIT_AFTER_FIRST_FRAME = "GPUTUI_EXIT_AFTER_FIRST_FRAME"
+    from gputui.ui.mps_keys import MpsKeys
 
 
 def _commands() -> type[Provider]:
@@ -64,10 +59,10 @@ def _commands() -> type[Provider]:
     return ActionCommands
 
 
-class GputuiApp(App[None], DialogActions):
+class GputuiApp(StartingApp, DialogActions):
     """The dashboard: overview, GPU detail, history and jobs views, plus the replay bar for recordings."""
 
-    CSS_PATH = [str(themes_dir() / "app.tcss"), str(themes_dir() / "jobs.tcss")]
+    CSS_PATH = [str(themes_dir() / "app.tcss")]  # what the first frame draws; the rest: StartingApp.LATER_CSS
     TITLE = "gputui"
     COMMANDS = App.COMMANDS | {_commands}
     DEFAULT_MODE = "overview"
@@ -135,12 +130,6 @@ class GputuiApp(App[None], DialogActions):
             palette=self.current_palette,
             on_screen=lambda: self.state.snapshot,
         )
-        self.mps_keys = MpsKeys(
-            self,
-            MpsController(replay=self.replay is not None),
-            highlighted=self.state.highlighted_gpu,
-            request_poll=self.request_poll,
-        )
         self.registry = (actions or DEFAULT_ACTIONS.extended(JOB_ACTIONS)).extended(
             ActionSpec(f"set_theme('{t.name}')", f"Theme: {t.name}", "View", help=f"Use your theme {t.name}")
             for t in self.user_themes
@@ -156,6 +145,21 @@ class GputuiApp(App[None], DialogActions):
         self.shows_events = self.replay is not None or self.jobs.service is not None or self.jobs.opener is not None
         self.palette: Palette = PLAIN
         self._palette_theme: str | None = None
+
+    def _make_mps_keys(self) -> MpsKeys:
+        """The MPS key's control, made (and its modules loaded) when first used: the first frame needs none of it."""
+        from gputui.dashboard.mps import MpsController
+        from gputui.ui.mps_keys import MpsKeys
+
+        return MpsKeys(
+            self,
+            MpsController(replay=self.replay is not None),
+            highlighted=self.state.highlighted_gpu,
+            request_poll=self.request_poll,
+        )
+
+    if not TYPE_CHECKING:  # typed as DialogActions' attribute
+        mps_keys = cached_property(_make_mps_keys)
 
     def get_driver_class(self) -> type[Driver]:
         """Textual's driver for this platform; on Linux one whose input thread sleeps until input comes (Textual's
@@ -178,10 +182,6 @@ class GputuiApp(App[None], DialogActions):
 
         return isinstance(self.screen, ViewScreen) and not isinstance(self.focused, Input)
 
-    def refresh_css(self, animate: bool = True) -> None:
-        with parsed_as_is(self):  # the first showing of each view re-parsed everything (see parsed_as_is)
-            super().refresh_css(animate)
-
     def current_palette(self) -> Palette:
         """The cell colours of the current theme (worked out once per theme)."""
         if self._palette_theme != self.theme:
@@ -196,7 +196,7 @@ class GputuiApp(App[None], DialogActions):
             notify_plain(self, notice, title="gputui", severity="warning" if "theme file" in notice else "information")
         if self.record_path is not None:
             self.record_keys.start(self.record_path)
-        self.feed.start()
+        self.set_timer(10.0, resume_collector)  # at the latest, should neither a frame nor an error ever come
 
     def on_unmount(self) -> None:
         self.feed.stop()
@@ -206,12 +206,15 @@ class GputuiApp(App[None], DialogActions):
         self.action_view("jobs" if self.current_mode != "jobs" else "overview")
 
     def first_frame_drawn(self) -> None:
+        """Runs after the paint of the first frame (a callback after refresh): the work that could wait for it."""
+        drawn = time.monotonic()
+        self.call_later(self.read_later_css)
         self.open_jobs_later()
         if self.replay is not None and self.replay.time > self.replay.start_time:
             self.replay_keys.refill()  # opened part-way (at the queue's clock): what came before, as after a jump
-        if os.environ.get(EXIT_AFTER_FIRST_FRAME) == "1":
-            self.exit(message=f"gputui: first complete frame at monotonic {time.monotonic():.6f}")
+        if self.exits_for_bench(drawn):
             return
+        resume_collector()
         if not self.is_headless:
             settle_heap()
 
@@ -247,6 +250,7 @@ class GputuiApp(App[None], DialogActions):
         if isinstance(result, PollFailed):
             notify_plain(self, result.error, severity="error", timeout=8)
             self.open_jobs_later()  # normally after the first frame, which a failing source may never give
+            resume_collector()  # likewise
         elif isinstance(result, HistoryRead):
             if result.generation == self.feed.generation:
                 self.state.history.replace(result.rings, result.latest)

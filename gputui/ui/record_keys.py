@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.app import App
@@ -15,11 +15,13 @@ from textual.message import Message
 from gputui.core.errors import GputuiError
 from gputui.core.model import ClusterSnapshot, Event
 from gputui.dashboard.recording import RecordingController
-from gputui.dashboard.session_recording import SessionRecording
 from gputui.ui.dialogs.outcome_dialogs import ask, say
 from gputui.ui.palette import Palette
 from gputui.ui.render.app_internals import every_screen
 from gputui.ui.render.text_panel import TextPanel
+
+if TYPE_CHECKING:
+    from gputui.dashboard.session_recording import SessionRecording
 
 #: Below this many columns the badge leaves the file out, so that the view tabs beside it stay whole.
 SHORT_BELOW = 120

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from gputui.core.model import ClusterSnapshot, Event
-from gputui.core.scheduler.allocation import Allocation
+
+if TYPE_CHECKING:  # a type only: the dashboard's first frame needs no scheduler module
+    from gputui.core.scheduler.allocation import Allocation
 
 ENDED_KINDS = frozenset(("job_ended", "job_failed", "job_cancelled"))
 #: Where a holder is known from, most trusted first.

@@ -64,6 +64,8 @@ class Shell(Protocol):
 
     def set_filter(self, text: str) -> None: ...
 
+    def take_first_poll(self) -> None: ...
+
 
 class ViewScreen(KeptLines, Screen[None]):
     """A view; subclasses compose their body, draw it in ``refresh_view`` and name their sortable table."""
@@ -108,6 +110,7 @@ class ViewScreen(KeptLines, Screen[None]):
 
     def on_screen_resume(self) -> None:
         app = self.gputui
+        app.take_first_poll()  # the first view: the first poll drawn before the first paint
         self.query_one(FilterBar).show_text(app.state.filter_text)
         self.refresh_bars()
         self.refresh_view()

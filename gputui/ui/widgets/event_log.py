@@ -6,11 +6,17 @@ with the feed when it is drawn, so a hidden view does no work while events arriv
 
 from __future__ import annotations
 
+from collections import deque
 from datetime import UTC, datetime
 
+from rich.cells import cell_len
+from rich.segment import Segment
 from rich.text import Text
 from textual import events
-from textual.widgets import RichLog
+from textual.cache import LRUCache
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
 
 from gputui.core.model import Event
 from gputui.dashboard.event_feed import FEED_LIMIT, EventFeed
@@ -42,12 +48,106 @@ def render_event(e: Event, p: Palette = PLAIN, *, recorded: bool = False) -> Tex
     return t
 
 
-class EventLog(RichLog):
+class TextLog(ScrollView, can_focus=True):
+    """Lines of Rich Text, newest at the bottom, scrolled to the end as they come: what Textual's RichLog does for
+    Text without wrapping, drawn the same way, without its import of rich.pretty (and, where attrs is installed,
+    of attrs: together about 20 ms of the dashboard's start-up, for lines that are never pretty-printed)."""
+
+    DEFAULT_CSS = """
+    TextLog {
+        background: $surface;
+        color: $foreground;
+        overflow-y: scroll;
+        &:focus {
+            background-tint: $foreground 5%;
+        }
+    }
+    """
+
+    def __init__(self, *, max_lines: int, min_width: int = 78, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.max_lines = max_lines
+        self.min_width = min_width  # lines are drawn at least this wide (scrolled sideways where the log is narrower)
+        self.auto_scroll = True
+        self.lines: list[Strip] = []  # the lines kept, the oldest first
+        self._start_line = 0  # lines dropped from the top since the last clear
+        self._line_cache: LRUCache[tuple[int, int, int, int], Strip] = LRUCache(1024)
+        self._deferred: deque[Text] = deque()  # written before the log had a width
+        self._widest_line_width = 0
+        self._size_known = False
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._line_cache.clear()
+
+    def on_resize(self, event: events.Resize) -> None:
+        if event.size.width and not self._size_known:
+            self._size_known = True
+            while self._deferred:
+                self.write(self._deferred.popleft())
+
+    def get_content_width(self, container: Size, viewport: Size) -> int:
+        return self.virtual_size.width if self._size_known else container.width
+
+    def write(self, text: Text) -> None:
+        """Add ``text`` (one line, or several) at the bottom; drawn once the log has a width."""
+        if not self._size_known:
+            self._deferred.append(text.copy())
+            return
+        text = text.copy()
+        text.expand_tabs()
+        console = self.app.console
+        options = console.options.update(overflow="ignore", no_wrap=True)
+        widest = max((cell_len(line) for line in text.plain.splitlines()), default=0)  # as Rich measures Text
+        width = max(min(widest, self.scrollable_content_region.width), self.min_width)
+        lines = list(Segment.split_lines(console.render(text, options.update_width(width))))
+        if not lines:
+            self._widest_line_width = max(width, self._widest_line_width)
+            self.lines.append(Strip.blank(width))
+        else:
+            strips = Strip.from_lines(lines)
+            for strip in strips:
+                strip.adjust_cell_length(width)
+            self.lines.extend(strips)
+            if len(self.lines) > self.max_lines:
+                self._start_line += len(self.lines) - self.max_lines
+                self.refresh()
+                self.lines = self.lines[-self.max_lines :]
+            self._widest_line_width = max(
+                self._widest_line_width, max(sum(segment.cell_length for segment in line) for line in lines)
+            )
+        self.virtual_size = Size(self._widest_line_width, len(self.lines))
+        if self.auto_scroll:
+            self.scroll_end(animate=False, immediate=False, x_axis=False)
+
+    def clear(self) -> None:
+        self.lines.clear()
+        self._line_cache.clear()
+        self._start_line = 0
+        self._widest_line_width = 0
+        self._deferred.clear()
+        self.virtual_size = Size(0, 0)
+        self.refresh()
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        width = self.scrollable_content_region.width
+        y += scroll_y
+        if y >= len(self.lines):
+            return Strip.blank(width, self.rich_style).apply_style(self.rich_style)
+        key = (y + self._start_line, scroll_x, width, self._widest_line_width)
+        line = self._line_cache.get(key)
+        if line is None:
+            line = self._line_cache[key] = self.lines[y].crop_extend(scroll_x, scroll_x + width, self.rich_style)
+        return line.apply_style(self.rich_style)
+
+
+class EventLog(TextLog):
     """The most recent entries of the feed, newest at the bottom."""
 
     def __init__(self, *, replay: bool = False, id: str | None = None) -> None:
         """``replay``: the events are a recording's (the empty log says so)."""
-        super().__init__(id=id, max_lines=FEED_LIMIT, wrap=False, markup=False, auto_scroll=True)
+        super().__init__(id=id, max_lines=FEED_LIMIT)
         self.replay = replay
         self.palette: Palette = PLAIN
         self.shown: list[Event] = []
