@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     if args.interval <= 0:
         raise GputuiError(f"--interval {args.interval:g}: must be more than 0 seconds")
     if args.record is not None:
-        from gputui.dashboard.recording import check_record_path
+        from gputui.dashboard.session.controller import check_record_path
 
         problem = check_record_path(args.record)
         if problem is not None:

@@ -17,8 +17,8 @@ from gputui.dashboard.actions import DEFAULT_ACTIONS, ActionRegistry, ActionSpec
 from gputui.dashboard.feed import Feed, HistoryRead, PollFailed
 from gputui.dashboard.job_actions import JOB_ACTIONS
 from gputui.dashboard.jobs import JobsController
-from gputui.dashboard.recording import RecordingController
 from gputui.dashboard.replay import ReplayController, ReplayState
+from gputui.dashboard.session.controller import RecordingController
 from gputui.dashboard.state import DashboardState
 from gputui.resources import themes_dir
 from gputui.sources.base import Source

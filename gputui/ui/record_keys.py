@@ -14,14 +14,14 @@ from textual.message import Message
 
 from gputui.core.errors import GputuiError
 from gputui.core.model import ClusterSnapshot, Event
-from gputui.dashboard.recording import RecordingController
+from gputui.dashboard.session.controller import RecordingController
 from gputui.ui.dialogs.outcome_dialogs import ask, say
 from gputui.ui.palette import Palette
 from gputui.ui.render.app_internals import every_screen
 from gputui.ui.render.text_panel import TextPanel
 
 if TYPE_CHECKING:
-    from gputui.dashboard.session_recording import SessionRecording
+    from gputui.dashboard.session.recorder import SessionRecording
 
 #: Below this many columns the badge leaves the file out, so that the view tabs beside it stay whole.
 SHORT_BELOW = 120

@@ -20,7 +20,7 @@ from gputui.dashboard.job_actions import JOB_ACTIONS
 from gputui.dashboard.job_ticks import JobsTick
 from gputui.dashboard.jobs import JobsController
 from gputui.dashboard.mps import MpsController
-from gputui.dashboard.recording import RecordingController
+from gputui.dashboard.session.controller import RecordingController
 from gputui.dashboard.state import DashboardState
 from gputui.jobs.service import JobService
 from gputui.resources import themes_dir

@@ -16,8 +16,8 @@ from ui_jobs_app import SIZE, JobsTestApp, poll, settle
 
 from gputui.core.errors import RecordingError
 from gputui.core.model import Event, MpsDaemon
-from gputui.dashboard.recording import check_record_path, default_record_path
-from gputui.dashboard.session_recording import SessionRecording
+from gputui.dashboard.session.controller import check_record_path, default_record_path
+from gputui.dashboard.session.recorder import SessionRecording
 from gputui.sources.recording import RecordingReader
 from gputui.ui import GputuiApp, create_app
 from gputui.ui.dialogs.prompt_dialog import PromptDialog

@@ -17,7 +17,7 @@ from gputui.core.model import ClusterSnapshot, Event
 from gputui.dashboard.outcomes import Notice, Prompt
 
 if TYPE_CHECKING:  # the recorder loads when a recording starts, not before the first frame
-    from gputui.dashboard.session_recording import RecordingSummary, SessionRecording
+    from gputui.dashboard.session.recorder import RecordingSummary, SessionRecording
 
 
 def default_record_path(now: float | None = None) -> str:
@@ -70,7 +70,7 @@ class RecordingController:
         ``on_error`` is called on the recording's thread when a write fails."""
         if self.recording is not None:
             return None
-        from gputui.dashboard.session_recording import SessionRecording
+        from gputui.dashboard.session.recorder import SessionRecording
 
         meta = {"source": self.description, "recorded_by": f"gputui {__version__} dashboard"}
         rec = SessionRecording(
