@@ -3,8 +3,8 @@
 Job names, option typos quoted by an error, a job's output tail, a host's process names: whatever a command
 prints as text reaches the terminal with its control characters shown as escapes (see core/plain_text.py).
 Line breaks stay breaks. JSON output is unchanged by it (json escapes control characters itself). The few
-writers that send the terminal deliberate sequences (the snapshot's Rich tables, whose data is sanitised as
-``Text``; ``queue --watch``'s screen clear) write to :func:`terminal` instead.
+writers that send the terminal deliberate sequences (the snapshot's tables, whose data is sanitised before it is
+styled; ``queue --watch``'s screen clear) write to :func:`terminal` instead.
 """
 
 from __future__ import annotations

@@ -1,1 +1,1 @@
-"""Rich tables for `gputui snapshot`: a snapshot drawn the way nvidia-smi lays it out."""
+"""The tables of `gputui snapshot`: a snapshot drawn the way nvidia-smi lays it out, without rich."""

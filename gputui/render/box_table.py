@@ -40,7 +40,7 @@ class Column:
 
     def width(self) -> int:
         """The width of its text (without the padding)."""
-        widest = max([cell_len(self.header), *(_len(c) for c in self.cells)])
+        widest = max([cell_len(self.header), *(cell_width(c) for c in self.cells)])
         if self.min_width is not None:
             widest = max(widest, self.min_width)
         if self.max_width is not None:
@@ -105,7 +105,8 @@ class Table:
         return line
 
 
-def _len(cell: Cell) -> int:
+def cell_width(cell: Cell) -> int:
+    """How many terminal cells ``cell`` takes."""
     return cell_len(cell if isinstance(cell, str) else cell.plain)
 
 

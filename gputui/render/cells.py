@@ -22,7 +22,7 @@ def single_cells(text: str) -> bool:
 
 def cell_len(text: str) -> int:
     """How many terminal cells ``text`` takes."""
-    if _NOT_SINGLE.search(text) is None:
+    if single_cells(text):
         return len(text)
     from rich.cells import cell_len as measure
 
@@ -32,7 +32,7 @@ def cell_len(text: str) -> int:
 def set_cell_size(text: str, total: int) -> str:
     """``text`` cut or padded with spaces to exactly ``total`` cells (a wide character cut in half becomes a
     space)."""
-    if _NOT_SINGLE.search(text) is None:
+    if single_cells(text):
         size = len(text)
         return text + " " * (total - size) if size < total else text[:total]
     from rich.cells import set_cell_size as fit
@@ -42,7 +42,7 @@ def set_cell_size(text: str, total: int) -> str:
 
 def chop_cells(text: str, width: int) -> list[str]:
     """``text`` cut into pieces of at most ``width`` cells (a long word folded across lines)."""
-    if _NOT_SINGLE.search(text) is None:
+    if single_cells(text):
         return [text[i : i + width] for i in range(0, len(text), width)]
     from rich.cells import chop_cells as chop
 

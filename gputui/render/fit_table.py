@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from gputui.render.box_table import Cell, Table
-from gputui.render.cells import cell_len
+from gputui.render.box_table import Cell, Table, cell_width
 from gputui.render.styled import Styled
 
 _FREE_TEXT = {"Command", "Process name", "MIG UUID"}
@@ -76,7 +75,7 @@ class FitTable(Table):
         self.cut = False
         for c in free:
             c.min_width = c.max_width = share
-            if whole and any(_cells(x) > share for x in c.cells):
+            if whole and any(cell_width(x) > share for x in c.cells):
                 self.cut = True  # piped: the full values follow the table, one per line
         return max(width, fixed + sum(share + 3 for _ in free))
 
@@ -99,10 +98,6 @@ class FitTable(Table):
         if self.dropped:
             out.append(Styled(f"(not shown at this width: {', '.join(self.dropped)}; --wide)", style="dim"))
         return out
-
-
-def _cells(cell: Cell) -> int:
-    return cell.cell_len if isinstance(cell, Styled) else cell_len(cell)
 
 
 def smi_table(title: str, *columns: str, right: Iterable[str] = ()) -> FitTable:

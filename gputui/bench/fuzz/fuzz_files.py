@@ -15,6 +15,7 @@ import random
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -105,42 +106,51 @@ def run_recording(fixture: Path, copies: int, seed: int, work: Path, with_cli: b
     data = fixture.read_bytes()
     _, first = read_header(data[: 64 * 1024], str(fixture))
     truth = originals(fixture)
-    rng = random.Random(seed)
-    tally = Tally()
-    for n in range(copies):
-        kind = KINDS[n % len(KINDS)]
-        target = work / f"{fixture.stem}-{n}-{kind}.gtrec"
-        target.write_bytes(damage(data, kind, rng, start=first))
-        t0 = time.perf_counter()
-        try:
-            check_recording(target, truth, tally)
-            if with_cli and n % 5 == 0:
-                check_snapshot_cmd(target, tally)
-        except Exception as e:  # noqa: BLE001 - counted: the point of the run
-            tally.tracebacks.append(f"{target.name}: {type(e).__name__}: {e}")
-        tally.slowest = max(tally.slowest, time.perf_counter() - t0)
-        tally.copies += 1
-        target.unlink()
-    return tally
+
+    def check(target: Path, n: int, tally: Tally) -> None:
+        check_recording(target, truth, tally)
+        if with_cli and n % 5 == 0:
+            check_snapshot_cmd(target, tally)
+
+    return _damaged_copies(fixture, data, copies, seed, work, check, start=first, suffix=".gtrec")
 
 
 def run_log(fixture: Path, copies: int, seed: int, work: Path) -> Tally:
     from gputui.core.errors import GputuiError
     from gputui.sources.nvsmi import load_nvsmi_log
 
-    data = fixture.read_bytes()
-    rng = random.Random(seed)
-    tally = Tally()
-    for n in range(copies):
-        kind = KINDS[n % len(KINDS)]
-        target = work / f"{fixture.stem}-{n}-{kind}{fixture.suffix}"
-        target.write_bytes(damage(data, kind, rng))
-        t0 = time.perf_counter()
+    def check(target: Path, n: int, tally: Tally) -> None:
         try:
             load_nvsmi_log(target)
             tally.frames_read += 1
         except GputuiError:
             tally.refused += 1
+
+    return _damaged_copies(fixture, fixture.read_bytes(), copies, seed, work, check, suffix=fixture.suffix)
+
+
+def _damaged_copies(
+    fixture: Path,
+    data: bytes,
+    copies: int,
+    seed: int,
+    work: Path,
+    check: Callable[[Path, int, Tally], None],
+    *,
+    suffix: str,
+    start: int = 0,
+) -> Tally:
+    """``copies`` damaged copies of ``data`` (the damage kinds in turn, seeded), each written under ``work``, read by
+    ``check`` and removed; whatever else ``check`` raises is counted as a traceback."""
+    rng = random.Random(seed)
+    tally = Tally()
+    for n in range(copies):
+        kind = KINDS[n % len(KINDS)]
+        target = work / f"{fixture.stem}-{n}-{kind}{suffix}"
+        target.write_bytes(damage(data, kind, rng, start=start))
+        t0 = time.perf_counter()
+        try:
+            check(target, n, tally)
         except Exception as e:  # noqa: BLE001 - counted: the point of the run
             tally.tracebacks.append(f"{target.name}: {type(e).__name__}: {e}")
         tally.slowest = max(tally.slowest, time.perf_counter() - t0)
