@@ -35,6 +35,7 @@ Publish = Callable[[str, NodeSnapshot], None]
 LINE_LIMIT = 1 << 20  # longest line read from a host (a ps line with a long command)
 MAX_XML_BYTES = 16 << 20
 MAX_BANNER_BYTES = 64 << 10
+MAX_PS_BYTES = 4 << 20  # the `ps` of a host's GPU processes (a line each)
 STDERR_KEEP = 8192
 FIRST_ANSWER_S = 30.0  # beyond the connect timeout: login plus a first `nvidia-smi -q -x`
 
@@ -85,6 +86,24 @@ class _Proc:
                 os.kill(self.proc.pid, signal.SIGKILL)
             await self.proc.wait()
         self._drain.cancel()
+
+
+async def _lines_until(p: _Proc, mark: str, limit: int, too_much: str) -> list[bytes]:
+    """The lines ``p`` writes before the line ``mark`` (which is read and dropped); a session that ends first ends
+    with its reason, one that writes more than ``limit`` bytes first as garbage (``too_much`` says what)."""
+    lines: list[bytes] = []
+    size = 0
+    end = mark.encode()
+    while True:
+        line = await p.readline()
+        if not line:
+            raise await p.ended()
+        if line.strip() == end:
+            return lines
+        size += len(line)
+        if size > limit:
+            raise _Ended("garbage", too_much)
+        lines.append(line)
 
 
 class HostReader:
@@ -191,26 +210,9 @@ class HostReader:
         return await self._read_detail(p)
 
     async def _read_detail(self, p: _Proc) -> NodeSnapshot:
-        xml: list[bytes] = []
-        size = 0
-        while True:
-            line = await p.readline()
-            if not line:
-                raise await p.ended()
-            if line.strip() == PS_MARK.encode():
-                break
-            size += len(line)
-            if size > MAX_XML_BYTES:
-                raise _Ended("garbage", f"an XML document over {MAX_XML_BYTES >> 20} MiB")
-            xml.append(line)
-        ps: list[str] = []
-        while True:
-            line = await p.readline()
-            if not line:
-                raise await p.ended()
-            if line.strip() == END_MARK.encode():
-                break
-            ps.append(line.decode("utf-8", "replace").rstrip("\n"))
+        xml = await _lines_until(p, PS_MARK, MAX_XML_BYTES, f"an XML document over {MAX_XML_BYTES >> 20} MiB")
+        ps_lines = await _lines_until(p, END_MARK, MAX_PS_BYTES, f"a process list over {MAX_PS_BYTES >> 20} MiB")
+        ps = [line.decode("utf-8", "replace").rstrip("\n") for line in ps_lines]
         try:
             return parse_detail(self.host, b"".join(xml), ps)
         except SourceError as e:
@@ -229,16 +231,9 @@ class HostReader:
 
     async def _skip_banner(self, p: _Proc) -> None:
         """Drop what comes before the start marker: a login shell's own output (a banner, a message of the day)."""
-        size = 0
-        while True:
-            line = await p.readline()
-            if not line:
-                raise await p.ended()
-            if line.strip() == START_MARK.encode():
-                return
-            size += len(line)
-            if size > MAX_BANNER_BYTES:
-                raise _Ended("garbage", f"over {MAX_BANNER_BYTES >> 10} KiB of output before nvidia-smi's")
+        await _lines_until(
+            p, START_MARK, MAX_BANNER_BYTES, f"over {MAX_BANNER_BYTES >> 10} KiB of output before nvidia-smi's"
+        )
 
     async def _detail_loop(self, p: _Proc) -> None:
         while True:
