@@ -7,12 +7,12 @@ Anything else (overlapping spans, a cell wider than its column) takes Rich's own
 
 from __future__ import annotations
 
-from rich.cells import cell_len
 from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 
+from gputui.render.cells import cell_len
 from gputui.ui.render.byte_bound import SEGMENT_BYTES, ByteBound
 
 #: One cell as a table's cache keeps it: the cell, its segments, the first segment's style and text, the rest, and
@@ -44,7 +44,7 @@ def _sum(a: Style, b: str | Style, c: Style, console: Console) -> Style:
 def _slow(cell: Text, w: int, base: Style, over: Style, console: Console, edge: int = 1) -> list[Segment]:
     text = cell.copy()
     text.truncate(w, overflow="ellipsis")
-    pad = w - text.cell_len
+    pad = w - cell_len(text.plain)
     if pad > 0:
         if cell.justify == "right":
             text.pad_left(pad)

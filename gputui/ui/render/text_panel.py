@@ -15,6 +15,7 @@ from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 
+from gputui.render.cells import cell_len
 from gputui.ui.render.cell_segments import cell_segments
 from gputui.ui.render.direct_lines import DirectLines
 from gputui.ui.render.lean_strip import LeanStrip
@@ -78,7 +79,7 @@ class TextPanel(DirectLines, Widget):
             or not self.display
             or width != self._strips_width
             or self.base_style != self._strips_style
-            or any(lines[i].cell_len > width or "\n" in lines[i].plain for i in changed)
+            or any(cell_len(lines[i].plain) > width or "\n" in lines[i].plain for i in changed)
         ):
             self._redraw()
             return
@@ -103,7 +104,7 @@ class TextPanel(DirectLines, Widget):
             console = self.app.console
             given = self._line_texts
             lines = given if given is not None else self.text.split("\n", allow_blank=True)
-            self._one_strip_a_line = all(line.cell_len <= width and "\n" not in line.plain for line in lines)
+            self._one_strip_a_line = all(cell_len(line.plain) <= width and "\n" not in line.plain for line in lines)
             if self._one_strip_a_line:
                 # Lines laid out to fit already (the usual case): no wrapping, each line straight to segments.
                 plain = Style()

@@ -12,6 +12,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from gputui.core.model import GpuSnapshot, NodeSnapshot
 from gputui.core.node_faults import fault_line
 from gputui.core.plain_text import sanitise
+from gputui.render.cells import cell_len
 from gputui.ui.palette import PLAIN, Palette
 from gputui.ui.render.direct_lines import KeptLines
 from gputui.ui.render.text_panel import TextPanel
@@ -30,14 +31,18 @@ def flow_lines(parts: list[Text], width: int, gap: int = 2) -> list[Text]:
     """``parts`` laid out left to right on as many lines as ``width`` needs, never breaking inside a part."""
     lines: list[Text] = []
     line = Text()
+    used = 0  # the cells of ``line``, measured by gputui (rich's cache would keep every changing value)
     for part in parts:
-        if line.cell_len and line.cell_len + gap + part.cell_len > width:
+        size = cell_len(part.plain)
+        if used and used + gap + size > width:
             lines.append(line)
-            line = Text()
-        if line.cell_len:
+            line, used = Text(), 0
+        if used:
             line.append(" " * gap)
+            used += gap
         line.append_text(part)
-    if line.cell_len:
+        used += size
+    if used:
         lines.append(line)
     return lines
 

@@ -7,24 +7,28 @@ with the feed when it is drawn, so a hidden view does no work while events arriv
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Iterator
 from datetime import UTC, datetime
 
-from rich.cells import cell_len
 from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from textual import events
-from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from gputui.core.model import Event
 from gputui.dashboard.event_feed import FEED_LIMIT, EventFeed
+from gputui.render.cells import cell_len
 from gputui.ui.palette import PLAIN, Palette
+from gputui.ui.render.lean_strip import LeanStrip
 
 # Both fit one line of an 80-column terminal.
 PLACEHOLDER = "Recorded events (jobs, MPS daemons) appear here as the replay reaches them."
 LIVE_PLACEHOLDER = "Job events (submitted, started, ended, cancelled) show here as they happen."
+#: the drawn lines a log keeps, in screens (its height) of them
+CACHED_SCREENS = 2
 
 
 def placeholder(replay: bool) -> str:
@@ -48,10 +52,34 @@ def render_event(e: Event, p: Palette = PLAIN, *, recorded: bool = False) -> Tex
     return t
 
 
+class LogLine:
+    """One line of a log as its segments, without a Strip's seven caches: a kept line costs about 0.6 KiB where a
+    Strip, with the crops and styles cached on it, cost about 10 KiB (500 lines: 5 MiB in each view's log)."""
+
+    __slots__ = ("segments", "cell_length")
+
+    def __init__(self, segments: list[Segment]) -> None:
+        self.segments = tuple(segments)
+        self.cell_length = sum(cell_len(segment.text) for segment in segments)
+
+    def __iter__(self) -> Iterator[Segment]:
+        return iter(self.segments)
+
+    @property
+    def text(self) -> str:
+        return "".join(segment.text for segment in self.segments)
+
+    def strip(self) -> Strip:
+        return LeanStrip(list(self.segments), self.cell_length)
+
+
 class TextLog(ScrollView, can_focus=True):
     """Lines of Rich Text, newest at the bottom, scrolled to the end as they come: what Textual's RichLog does for
     Text without wrapping, drawn the same way, without its import of rich.pretty (and, where attrs is installed,
-    of attrs: together about 20 ms of the dashboard's start-up, for lines that are never pretty-printed)."""
+    of attrs: together about 20 ms of the dashboard's start-up, for lines that are never pretty-printed).
+
+    Unlike RichLog it keeps each line as its segments (LogLine) and caches only the lines drawn lately (a few
+    screens' worth), so that what a log holds grows by its lines' text, not by the Strips made to draw them."""
 
     DEFAULT_CSS = """
     TextLog {
@@ -69,9 +97,10 @@ class TextLog(ScrollView, can_focus=True):
         self.max_lines = max_lines
         self.min_width = min_width  # lines are drawn at least this wide (scrolled sideways where the log is narrower)
         self.auto_scroll = True
-        self.lines: list[Strip] = []  # the lines kept, the oldest first
+        self.lines: list[LogLine] = []  # the lines kept, the oldest first
         self._start_line = 0  # lines dropped from the top since the last clear
-        self._line_cache: LRUCache[tuple[int, int, int, int], Strip] = LRUCache(1024)
+        # the lines drawn lately, as drawn: emptied when it holds more than a few screens (see render_line)
+        self._line_cache: dict[tuple[int, int, int, int, Style], Strip] = {}
         self._deferred: deque[Text] = deque()  # written before the log had a width
         self._widest_line_width = 0
         self._size_known = False
@@ -98,24 +127,20 @@ class TextLog(ScrollView, can_focus=True):
         text.expand_tabs()
         console = self.app.console
         options = console.options.update(overflow="ignore", no_wrap=True)
-        widest = max((cell_len(line) for line in text.plain.splitlines()), default=0)  # as Rich measures Text
+        widest = max((cell_len(line) for line in text.plain.splitlines()), default=0)  # as Rich measures
         width = max(min(widest, self.scrollable_content_region.width), self.min_width)
         lines = list(Segment.split_lines(console.render(text, options.update_width(width))))
         if not lines:
             self._widest_line_width = max(width, self._widest_line_width)
-            self.lines.append(Strip.blank(width))
+            self.lines.append(LogLine([Segment(" " * width)]))
         else:
-            strips = Strip.from_lines(lines)
-            for strip in strips:
-                strip.adjust_cell_length(width)
-            self.lines.extend(strips)
+            new = [LogLine(line) for line in lines]
+            self.lines.extend(new)
             if len(self.lines) > self.max_lines:
                 self._start_line += len(self.lines) - self.max_lines
                 self.refresh()
                 self.lines = self.lines[-self.max_lines :]
-            self._widest_line_width = max(
-                self._widest_line_width, max(sum(segment.cell_length for segment in line) for line in lines)
-            )
+            self._widest_line_width = max(self._widest_line_width, max(line.cell_length for line in new))
         self.virtual_size = Size(self._widest_line_width, len(self.lines))
         if self.auto_scroll:
             self.scroll_end(animate=False, immediate=False, x_axis=False)
@@ -135,11 +160,16 @@ class TextLog(ScrollView, can_focus=True):
         y += scroll_y
         if y >= len(self.lines):
             return Strip.blank(width, self.rich_style).apply_style(self.rich_style)
-        key = (y + self._start_line, scroll_x, width, self._widest_line_width)
+        style = self.rich_style
+        key = (y + self._start_line, scroll_x, width, self._widest_line_width, style)
         line = self._line_cache.get(key)
         if line is None:
-            line = self._line_cache[key] = self.lines[y].crop_extend(scroll_x, scroll_x + width, self.rich_style)
-        return line.apply_style(self.rich_style)
+            if len(self._line_cache) > CACHED_SCREENS * max(self.size.height, 8):
+                self._line_cache.clear()  # lines scrolled past, or drawn at another width or offset
+            cropped = self.lines[y].strip().crop_extend(scroll_x, scroll_x + width, style)
+            line = LeanStrip(list(Segment.apply_style(cropped, style)), cropped.cell_length)
+            self._line_cache[key] = line
+        return line
 
 
 class EventLog(TextLog):
