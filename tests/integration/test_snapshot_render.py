@@ -215,3 +215,25 @@ def test_the_fast_path_measures_as_rich_does(text: str, width: int) -> None:
     assert cells.set_cell_size(text, width) == rich_cells.set_cell_size(text, width)
     if width:
         assert cells.chop_cells(text, width) == rich_cells.chop_cells(text, width)
+
+
+_ANY_WIDTH = st.text(
+    alphabet=st.one_of(
+        st.sampled_from("‖▶■━●─ä€✓\u200d\ufe0f\u0301"),  # the replay line's marks, joiners, a combining accent
+        st.characters(codec="utf-8", exclude_categories=("Cs",)),
+    ),
+    max_size=30,
+)
+
+
+@given(text=_ANY_WIDTH)
+def test_any_string_measures_as_rich_does_and_stays_out_of_richs_string_cache(text: str) -> None:
+    from rich import cells as rich_cells
+
+    from gputui.render import cells
+
+    rich_cells.cached_cell_len.cache_clear()
+    measured = cells.cell_len(text)
+    joined = "\u200d" in text or "\ufe0f" in text
+    assert rich_cells.cached_cell_len.cache_info().currsize == (1 if joined and not cells.single_cells(text) else 0)
+    assert measured == rich_cells.cell_len(text)

@@ -12,7 +12,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 
-from gputui.render.cells import cell_len
+from gputui.render.cells import cell_len, set_cell_size
 from gputui.ui.render.byte_bound import SEGMENT_BYTES, ByteBound
 
 #: One cell as a table's cache keeps it: the cell, its segments, the first segment's style and text, the rest, and
@@ -41,9 +41,19 @@ def _sum(a: Style, b: str | Style, c: Style, console: Console) -> Style:
     return total
 
 
+def truncate(text: Text, width: int, *, ellipsis: bool = False, pad: bool = False) -> None:
+    """``Text.truncate`` (cropped, or ending in an ellipsis; padded with spaces when ``pad``), measured by
+    render/cells.py: rich's own keeps every string it measures in its process-wide cache."""
+    length = cell_len(text.plain)
+    if length > width:
+        text.plain = set_cell_size(text.plain, width - 1) + "…" if ellipsis else set_cell_size(text.plain, width)
+    elif pad and length < width:
+        text.pad_right(width - length)
+
+
 def _slow(cell: Text, w: int, base: Style, over: Style, console: Console, edge: int = 1) -> list[Segment]:
     text = cell.copy()
-    text.truncate(w, overflow="ellipsis")
+    truncate(text, w, ellipsis=True)
     pad = w - cell_len(text.plain)
     if pad > 0:
         if cell.justify == "right":

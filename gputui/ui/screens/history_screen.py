@@ -18,6 +18,7 @@ from textual.widget import Widget
 from gputui.core.model import GpuSnapshot
 from gputui.dashboard.history import WINDOW_S, Sample
 from gputui.ui.palette import PLAIN, Palette
+from gputui.ui.render.cell_segments import truncate
 from gputui.ui.render.row_table import ColumnSpec, RowTable
 from gputui.ui.render.text_panel import TextPanel
 from gputui.ui.screens.view_screen import ViewScreen
@@ -134,7 +135,7 @@ def render_graphs(title: str, series: list[Sample], end: float, width: int, heig
             for j, b in enumerate(row_blocks):
                 part = b[i] if i < len(b) else Text("")
                 part = part.copy()
-                part.truncate(col_w, pad=j < len(row_blocks) - 1)
+                truncate(part, col_w, pad=j < len(row_blocks) - 1)
                 if j:
                     line.append("   ")
                 line.append_text(part)

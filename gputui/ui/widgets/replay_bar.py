@@ -16,7 +16,7 @@ from gputui.dashboard.replay import ReplayState
 from gputui.dashboard.seek_time import HELP, format_time
 from gputui.render.cells import cell_len
 from gputui.ui.palette import PLAIN, Palette
-from gputui.ui.render.cell_segments import cell_segments
+from gputui.ui.render.cell_segments import cell_segments, truncate
 from gputui.ui.render.direct_lines import DirectLines
 from gputui.ui.render.lean_strip import LeanStrip
 from gputui.ui.widgets.input_focus import FocusLending
@@ -93,8 +93,7 @@ class ReplayStatus(DirectLines, Widget):
         width = self.size.width
         if self._strip is None or self._strip.cell_length != width:
             text = self.render()
-            if cell_len(text.plain) > width:
-                text.truncate(width)
+            truncate(text, width)
             segments = cell_segments(text, width, self.base_style, Style(), self.app.console, edge=0)
             self._strip = LeanStrip(segments, width)
         return self._strip if y == 0 else Strip.blank(width, self.base_style)
