@@ -53,8 +53,8 @@ def render_event(e: Event, p: Palette = PLAIN, *, recorded: bool = False) -> Tex
 
 
 class LogLine:
-    """One line of a log as its segments, without a Strip's seven caches: a kept line costs about 0.6 KiB where a
-    Strip, with the crops and styles cached on it, cost about 10 KiB (500 lines: 5 MiB in each view's log)."""
+    """One line of a log as its segments, without a Strip's seven caches: a kept line costs 1.1-1.3 KiB where a
+    Strip, with the crops and styles cached on it, cost 8.4 KiB (500 lines: about 4 MiB in each view's log)."""
 
     __slots__ = ("segments", "cell_length")
 
@@ -78,8 +78,9 @@ class TextLog(ScrollView, can_focus=True):
     Text without wrapping, drawn the same way, without its import of rich.pretty (and, where attrs is installed,
     of attrs: together about 20 ms of the dashboard's start-up, for lines that are never pretty-printed).
 
-    Unlike RichLog it keeps each line as its segments (LogLine) and caches only the lines drawn lately (a few
-    screens' worth), so that what a log holds grows by its lines' text, not by the Strips made to draw them."""
+    Unlike RichLog it keeps each line as its segments (LogLine) and caches only the lines drawn lately
+    (CACHED_SCREENS screens of them), so that what a log holds grows by its lines' text, not by the Strips
+    made to draw them."""
 
     DEFAULT_CSS = """
     TextLog {
