@@ -109,8 +109,16 @@ class DashboardState:
         return watch
 
     def take_radar(self, watch: object) -> None:
-        """Use a radar :meth:`primed_radar` made (what a HistoryRead carries)."""
+        """Use a radar :meth:`primed_radar` made (what a HistoryRead carries).
+
+        It read the recording's frames; if the frame it ended on is drawn already (the poll after a jump came
+        first, with the queue's simulated jobs drawn in), it judges that frame too, as it would had the poll come
+        second: what the idle view shows does not depend on which thread answered first."""
         if isinstance(watch, RadarWatch) and watch.last is not None:
+            watch.set_records(self.jobs_records)
+            snap = self.snapshot
+            if snap is not None and snap.timestamp == watch.last.timestamp:
+                watch.step(snap)
             self.radar = watch
             self.idle_by_gpu = idle_marks(watch.last)
 
