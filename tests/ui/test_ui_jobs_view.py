@@ -94,6 +94,24 @@ async def test_the_detail_pane_shows_request_allocation_environment_and_explanat
         assert "limit 00:05:00" in text
 
 
+async def test_the_detail_follows_a_jump_of_the_queues_clock_at_once(svc) -> None:  # type: ignore[no-untyped-def]
+    # a replay sought two minutes on: the running job's record is the same, its "running for" is not, and the
+    # pane must not wait for its five-second refresh to say so
+    svc.tick(machine(T0))
+    job = svc.submit("--gpus=1 -t 5:00 -J train", ["python", "train.py"])
+    app = JobsTestApp(ListSource([machine(T0 + 1), machine(T0 + 121)]), svc)
+    async with app.run_test(size=SIZE) as pilot:
+        await poll(app, pilot)
+        app.query_one(JobsTable).focus()
+        await settle(app, pilot)
+        assert "for 0 s" in detail_text(app)
+        record = app.query_one(JobsView).records[job.id]
+        await poll(app, pilot)
+        await settle(app, pilot)
+        assert app.query_one(JobsView).records[job.id] == record  # nothing about the job itself changed
+        assert "for 120 s" in detail_text(app)
+
+
 async def test_a_waiting_jobs_detail_says_why(svc) -> None:  # type: ignore[no-untyped-def]
     svc.tick(machine(T0))
     svc.submit("--gpus=2 -t 10:00", ["python", "a.py"])

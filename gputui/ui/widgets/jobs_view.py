@@ -30,6 +30,9 @@ from gputui.ui.widgets.jobs_table import STATE_FILTERS, JobsTable, RowCache, job
 
 #: how often (seconds) the detail of an active job is fetched again while nothing else about it changes
 DETAIL_REFRESH_S = 5.0
+#: a jump of the queue's clock (seconds, either way) after which the detail is fetched again at once: a replay
+#: sought, whose running job's "running for N s" would otherwise lag until the next refresh
+DETAIL_JUMP_S = 60.0
 _COLUMN_NAMES = {"id": "id", "name": "name", "user": "user", "state": "state", "reason": "reason", "gran": "kind",
                  "alloc": "allocation", "submit": "submitted", "start": "started", "elapsed": "elapsed",
                  "where": "nodelist(reason)"}  # fmt: skip
@@ -59,6 +62,7 @@ class JobsView(Vertical):
         self.note: str | None = None  # e.g. why jobs are read-only
         self._wanted: int | None = None
         self._wanted_at = 0.0  # monotonic time the detail was last asked for
+        self._wanted_now = 0.0  # the queue's time then
         self._loaded = False
         self._shown_records: Sequence[JobRecord] | None = None
         self._row_cache: RowCache = {}
@@ -105,11 +109,16 @@ class JobsView(Vertical):
             if fresh != self.detail.record:
                 self.detail = replace(self.detail, record=fresh)
                 self._want(fresh.id, force=True)  # its explanation may have changed too
-            elif not fresh.ended and time.monotonic() - self._wanted_at >= DETAIL_REFRESH_S:
+            elif not fresh.ended and self._detail_stale():
                 self._want(fresh.id, force=True)  # why it waits (or its output) moves on with the cluster
-        elif self._wanted in self.records and time.monotonic() - self._wanted_at >= DETAIL_REFRESH_S:
+        elif self._wanted in self.records and self._detail_stale():
             self._want(self._wanted, force=True)  # the last fetch failed (e.g. a poll in between): ask again
         self._show_detail_text()
+
+    def _detail_stale(self) -> bool:
+        return (
+            time.monotonic() - self._wanted_at >= DETAIL_REFRESH_S or abs(self.now - self._wanted_now) >= DETAIL_JUMP_S
+        )
 
     def show_detail(self, detail: JobDetail | None) -> None:
         """The detail fetched for the job last wanted."""
@@ -193,6 +202,7 @@ class JobsView(Vertical):
             return
         self._wanted = job_id
         self._wanted_at = time.monotonic()
+        self._wanted_now = self.now
         self._fetch_detail(job_id)
 
     @work(group="jobs-detail", exclusive=True)
