@@ -7,6 +7,7 @@ import json
 import os
 import struct
 import zlib
+from array import array
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
@@ -25,19 +26,26 @@ from gputui.sources.recording.fileformat import (
 )
 from gputui.sources.recording.scan import Damage, scan_file
 
+#: segments kept decoded-ready: the one playing and the one before it (a history window reaches back into it);
+#: reading further back (a jump's history, the radar's priming) reads each segment again, once, in order
+KEPT_SEGMENTS = 2
+
 
 class _Segment:
     """The frame records from one keyframe up to the next, read in one go, each one's checksum verified.
 
+    Kept compact, since a replay holds it for minutes: the bytes as read, with each frame's time and payload
+    bounds in flat arrays (a memoryview and a float object per frame cost 200 bytes more each).
+
     ``damage`` says why reading stopped early (None: every record was intact); the frames from there to the
     next keyframe cannot be decoded (a delta needs every frame before it)."""
 
-    __slots__ = ("times", "kinds", "payloads", "damage")
+    __slots__ = ("data", "times", "_bounds", "damage")
 
     def __init__(self, data: bytes) -> None:
-        self.times: list[float] = []
-        self.kinds: list[bytes] = []
-        self.payloads: list[memoryview] = []
+        self.data = data
+        self.times = array("d")
+        self._bounds = array("Q")  # start and end of each frame's payload in data
         self.damage: str | None = None
         view = memoryview(data)
         pos, end = 0, len(data)
@@ -47,18 +55,24 @@ class _Segment:
             if body + length > end:
                 self.damage = "a record's length runs past the next keyframe"
                 break
-            payload = view[body : body + length]
-            if not record_ok(kind, length, ts, crc, payload):
+            if not record_ok(kind, length, ts, crc, view[body : body + length]):
                 self.damage = "checksum mismatch"
                 break
             if kind in FRAME_KINDS:
-                if not self.kinds and kind != KEYFRAME:
+                if not self.times and kind != KEYFRAME:
                     self.damage = "the segment does not start with a keyframe"
                     break
                 self.times.append(ts)
-                self.kinds.append(kind)
-                self.payloads.append(payload)
+                self._bounds.append(body)
+                self._bounds.append(body + length)
             pos = body + length
+
+    def __len__(self) -> int:
+        """How many frames of the segment are intact."""
+        return len(self.times)
+
+    def payload(self, n: int) -> memoryview:
+        return memoryview(self.data)[self._bounds[2 * n] : self._bounds[2 * n + 1]]
 
 
 class RecordingReader:
@@ -123,7 +137,7 @@ class RecordingReader:
             raise RecordingError(f"{self.path}: cannot read frame {self._key_frames[k]} on: {e}") from None
         seg = _Segment(data)
         self._segments[k] = seg
-        if len(self._segments) > 8:
+        if len(self._segments) > KEPT_SEGMENTS:
             self._segments.popitem(last=False)
         return seg
 
@@ -139,13 +153,13 @@ class RecordingReader:
     def intact(self, i: int) -> bool:
         """Whether frame ``i`` can be decoded (every record up to it in its segment verified)."""
         k, j = self._locate_frame(i)
-        return j < len(self._segment(k).payloads)
+        return j < len(self._segment(k))
 
     def nearest_intact(self, i: int, direction: int) -> int | None:
         """The first intact frame from ``i`` on (``direction`` 1) or back (-1); None if there is none."""
         while 0 <= i < self.frame_count:
             k, j = self._locate_frame(i)
-            good = len(self._segment(k).payloads)
+            good = len(self._segment(k))
             if j < good:
                 return i
             self._damaged(i, k, self._segment(k))  # said once: the damage stepped over
@@ -173,11 +187,11 @@ class RecordingReader:
             return back if back is not None else self._key_frames[k]
         j = max(0, bisect.bisect_right(seg.times, t) - 1)
         if seg.damage is not None and t > seg.times[-1]:
-            self._damaged(self._key_frames[k] + len(seg.payloads), k, seg)  # said once: an earlier frame is shown
+            self._damaged(self._key_frames[k] + len(seg), k, seg)  # said once: an earlier frame is shown
         return self._key_frames[k] + j
 
     def _damaged(self, i: int, k: int, seg: _Segment) -> RecordingError:
-        first = self._key_frames[k] + len(seg.payloads)
+        first = self._key_frames[k] + len(seg)
         last = self._key_frames[k] + self._segment_frames(k) - 1
         lost = f"frame {first}" if first == last else f"frames {first} to {last}"
         message = f"{self.path}: frame {i} is damaged ({seg.damage} at frame {first}): {lost} cannot be read"
@@ -191,18 +205,18 @@ class RecordingReader:
             raise IndexError(i)
         k, j = self._locate_frame(i)
         seg = self._segment(k)
-        if j >= len(seg.payloads):
+        if j >= len(seg):
             raise self._damaged(i, k, seg)
         cur = self._cursor
         try:
             if cur is not None and cur[0] == k and cur[1] <= j:
                 _, at, state, table = cur
             else:
-                state = json.loads(zlib.decompress(seg.payloads[0]))
+                state = json.loads(zlib.decompress(seg.payload(0)))
                 table = delta.PathTable()
                 at = 0
             for n in range(at + 1, j + 1):
-                state = delta.apply_encoded(state, seg.payloads[n], table)
+                state = delta.apply_encoded(state, seg.payload(n), table)
         except (ValueError, KeyError, IndexError, TypeError, AttributeError, zlib.error, struct.error) as e:
             self._cursor = None
             raise RecordingError(f"{self.path}: frame {i} cannot be decoded: {e}") from None

@@ -9,17 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rich.cells import cell_len
-from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.message import Message
-from textual.strip import Strip
 from textual.widget import Widget
 
+from gputui.render.cells import cell_len
 from gputui.ui.palette import PLAIN, Palette
-from gputui.ui.render.cell_segments import cell_segments
-from gputui.ui.render.direct_lines import DirectLines
+from gputui.ui.render.one_line import OneLine
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,20 +59,17 @@ def _layout(items: list[BarItem], p: Palette, head: Text | None = None) -> tuple
     t = head.copy() if head is not None else Text()
     ranges = []
     for item in items:
-        start = t.cell_len
+        start = cell_len(t.plain)
         key_style = p.key_active if item.active else p.key
         t.append(f" {item.key} ", style=key_style)
         t.append(f"{item.title} ", style=p.bar_active if item.active else p.bar_text)
-        ranges.append((start, t.cell_len, item.action))
+        ranges.append((start, cell_len(t.plain), item.action))
     return t, ranges
 
 
-class ClickBar(DirectLines, Widget):
-    """A one-line bar of items; a click on an item posts ``Clicked`` with its action.
-
-    Drawn as one cached strip: Textual repaints every widget placed directly on the screen with
-    each update of any part of it, so a bar must cost nothing to draw again.
-    """
+class ClickBar(OneLine, Widget):
+    """A one-line bar of items; a click on an item posts ``Clicked`` with its action (drawn as one cached
+    strip, see render/one_line.py)."""
 
     DEFAULT_CSS = """
     ClickBar { height: 1; }
@@ -94,7 +88,6 @@ class ClickBar(DirectLines, Widget):
         self.items: list[BarItem] = []
         self._text = Text()
         self._ranges: list[tuple[int, int, str]] = []
-        self._strip: Strip | None = None
 
     def head(self) -> Text | None:
         return None
@@ -110,7 +103,7 @@ class ClickBar(DirectLines, Widget):
         text = self._bar_text(self.size.width)
         if text.plain != self._text.plain or text.spans != self._text.spans:
             self._text = text
-            self._strip = None
+            self.forget_line()
             self.refresh()
 
     def shown_items(self, width: int) -> list[BarItem]:
@@ -121,8 +114,8 @@ class ClickBar(DirectLines, Widget):
         """The bar's text for ``width`` cells: items on the left, the tail pushed to the right edge."""
         text, self._ranges = _layout(self.shown_items(width), self.palette, self.head())
         tail = self.tail()
-        if tail is not None and tail.cell_len:
-            room = width - text.cell_len - tail.cell_len
+        if tail is not None and cell_len(tail.plain):
+            room = width - cell_len(text.plain) - cell_len(tail.plain)
             if room > 0:
                 text.append(" " * room)
                 text.append_text(tail)
@@ -131,18 +124,9 @@ class ClickBar(DirectLines, Widget):
     def render(self) -> Text:
         return self._text
 
-    def render_line(self, y: int) -> Strip:
-        width = self.size.width
-        if self._strip is None or self._strip.cell_length != width:
-            self._text = self._bar_text(width)
-            text = self._text.copy()
-            text.truncate(width)
-            self._strip = Strip(cell_segments(text, width, self.base_style, Style(), self.app.console, edge=0), width)
-        return self._strip if y == 0 else Strip.blank(width, self.base_style)
-
-    def notify_style_update(self) -> None:
-        super().notify_style_update()
-        self._strip = None
+    def line_text(self, width: int) -> Text:
+        self._text = self._bar_text(width)  # its item ranges too, for clicks
+        return self._text.copy()
 
     def action_at(self, x: int) -> str | None:
         for start, end, action in self._ranges:
@@ -155,9 +139,6 @@ class ClickBar(DirectLines, Widget):
         if action is not None:
             event.stop()
             self.post_message(self.Clicked(action))
-
-    def on_resize(self) -> None:
-        self._strip = None
 
 
 class TopBar(ClickBar):

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Input
 
@@ -16,9 +14,7 @@ from gputui.dashboard.replay import ReplayState
 from gputui.dashboard.seek_time import HELP, format_time
 from gputui.render.cells import cell_len
 from gputui.ui.palette import PLAIN, Palette
-from gputui.ui.render.cell_segments import cell_segments, truncate
-from gputui.ui.render.direct_lines import DirectLines
-from gputui.ui.render.lean_strip import LeanStrip
+from gputui.ui.render.one_line import OneLine
 from gputui.ui.widgets.input_focus import FocusLending
 
 
@@ -52,7 +48,7 @@ def render_state(state: ReplayState, width: int, p: Palette = PLAIN) -> Text:
     return t
 
 
-class ReplayStatus(DirectLines, Widget):
+class ReplayStatus(OneLine, Widget):
     """One line drawn from the current ReplayState at the widget's width, as one cached strip.
 
     Drawn by gputui, not as Textual Content: that path measures each word of the line with rich's cell-width cache,
@@ -67,7 +63,6 @@ class ReplayStatus(DirectLines, Widget):
         super().__init__(id=id)
         self.state: ReplayState | None = None
         self._palette: Palette = PLAIN
-        self._strip: Strip | None = None
 
     @property
     def palette(self) -> Palette:
@@ -76,12 +71,14 @@ class ReplayStatus(DirectLines, Widget):
     @palette.setter
     def palette(self, palette: Palette) -> None:
         if palette is not self._palette:
-            self._palette, self._strip = palette, None
+            self._palette = palette
+            self.forget_line()
             self.refresh()
 
     def show(self, state: ReplayState) -> None:
         if state != self.state:
-            self.state, self._strip = state, None
+            self.state = state
+            self.forget_line()
             self.refresh()
 
     def render(self) -> Text:
@@ -89,21 +86,8 @@ class ReplayStatus(DirectLines, Widget):
             return Text("")
         return render_state(self.state, self.size.width, self.palette)
 
-    def render_line(self, y: int) -> Strip:
-        width = self.size.width
-        if self._strip is None or self._strip.cell_length != width:
-            text = self.render()
-            truncate(text, width)
-            segments = cell_segments(text, width, self.base_style, Style(), self.app.console, edge=0)
-            self._strip = LeanStrip(segments, width)
-        return self._strip if y == 0 else Strip.blank(width, self.base_style)
-
-    def notify_style_update(self) -> None:
-        super().notify_style_update()
-        self._strip = None
-
-    def on_resize(self) -> None:
-        self._strip = None
+    def line_text(self, width: int) -> Text:
+        return self.render()
 
 
 class ReplayBar(Horizontal, FocusLending):
