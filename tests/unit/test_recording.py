@@ -16,6 +16,7 @@ from gputui.core.errors import RecordingError
 from gputui.core.model import Event
 from gputui.sources.recording import RecordingReader, RecordingWriter
 from gputui.sources.recording.fileformat import HEAD, MAGIC, TRAILER_SIZE
+from gputui.sources.recording.reader import KEPT_SEGMENTS
 
 
 def write(path: Path, snaps, interval: int = 7, close: bool = True, events=()) -> None:  # type: ignore[no-untyped-def]
@@ -38,6 +39,18 @@ def test_every_frame_reads_back_equal(tmp_path: Path) -> None:
     assert [r.frame(i) for i in range(40)] == snaps
     assert [r.frame(i) for i in reversed(range(40))] == snaps[::-1]  # backwards re-decodes from keyframes
     assert (r.start_time, r.end_time) == (T0, T0 + 39)
+
+
+def test_a_reader_keeps_two_segments_however_long_it_plays(tmp_path: Path) -> None:
+    # a replay holds its reader for hours: the segment playing and the one before it stay read, no more
+    snaps = frames(70)
+    write(tmp_path / "r.gtrec", snaps)  # a keyframe every 7 frames: 10 segments
+    r = RecordingReader(tmp_path / "r.gtrec")
+    for i in range(70):
+        assert r.frame(i) == snaps[i]
+        assert len(r._segments) <= KEPT_SEGMENTS == 2
+    assert sorted(r._segments) == [8, 9]
+    assert r.frame(3) == snaps[3] and r.timestamp(65) == snaps[65].timestamp  # read again when wanted again
 
 
 @given(st.lists(clusters, min_size=1, max_size=6), st.integers(1, 4))
