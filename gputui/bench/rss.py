@@ -1,6 +1,6 @@
 """Resident memory of the dashboard over a long session on the demo cluster, sampled once a minute.
 
-    python -m gputui.bench rss [--minutes 15] [--from 5] [--size 160x50] [--realtime]
+    python -m gputui.bench rss [--minutes 15] [--from 5] [--size 160x50] [--realtime] [--offset 0]
 
 The dashboard runs here, headless at the given size, on a recording of the demo cluster made for the run (the
 demo's four nodes and ten GPUs, ``--minutes`` + 1 long: the bundled demo ends at ten minutes; written by a
@@ -10,7 +10,9 @@ accelerated, and the acceleration is faithful: the replay's clock moves half a s
 what it moves between two polls when the app plays at 1x in real time (a poll every 0.5 s, see
 Feed.next_interval); only the wall time between polls is shorter (the feed's floor, 0.1 s). Every poll is
 applied and painted as in real time, so the memory sees the same frames, history and repaints. --realtime
-runs on the real clock instead (as long as it says). After the first frame the heap is settled as on a
+runs on the real clock instead (as long as it says). ``--offset M`` starts the session M minutes into the
+demo's simulation (its cluster changes until minute 10 and not after, so ``--offset 10`` shows what the
+dashboard itself adds over time while what it shows stays alike). After the first frame the heap is settled as on a
 terminal (gc.freeze). Reported: RSS (VmRSS) each minute, the growth from minute ``--from`` to the end, per
 minute, and with --trace the total and the largest tracemalloc differences over that span.
 """
@@ -64,6 +66,7 @@ async def _run(args: argparse.Namespace, recording: Path) -> list[tuple[float, f
 
     clock = SystemClock() if args.realtime else _StepClock()
     source = ReplaySource(RecordingReader(recording), "demo recording (synthetic)", clock)
+    source.seek(source.start_time + args.offset * 60)
     if not args.realtime:
         inner = source.poll
 
@@ -127,6 +130,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--from", dest="start", type=int, default=5, help="the minute from which RSS must be flat")
     ap.add_argument("--size", default="160x50")
     ap.add_argument("--realtime", action="store_true", help="on the real clock (takes --minutes minutes)")
+    ap.add_argument("--offset", type=int, default=0, help="start this many minutes into the demo's simulation")
     ap.add_argument("--caches", action="store_true", help="at the end, the render caches' estimated bytes")
     ap.add_argument("--trace", action="store_true", help="tracemalloc: the largest growths from --from to the end")
     args = ap.parse_args(argv)
@@ -141,12 +145,14 @@ def main(argv: list[str]) -> int:
         recording = Path(tmp) / "long-demo.gtrec"
         # in another process: the dashboard never imports the simulation that writes it (nor its hashlib)
         code = "import sys, pathlib, gputui.bench.rss as r; r.long_demo(pathlib.Path(sys.argv[1]), int(sys.argv[2]))"
-        subprocess.run([sys.executable, "-c", code, str(recording), str(args.minutes)], check=True)
+        subprocess.run([sys.executable, "-c", code, str(recording), str(args.minutes + args.offset)], check=True)
         import asyncio
 
         samples = asyncio.run(_run(args, recording))
     tail = [(m, r) for m, r in samples if m >= args.start]
-    print(f"RSS of the dashboard on the demo cluster, {'real time' if args.realtime else 'accelerated'}, {args.size}:")
+    clock = "real time" if args.realtime else "accelerated"
+    offset = f", from minute {args.offset} of the demo" if args.offset else ""
+    print(f"RSS of the dashboard on the demo cluster, {clock}, {args.size}{offset}:")
     print("  " + "  ".join(f"{m:g}:{r:.1f}" for m, r in samples))
     if len(tail) >= 2:
         (m0, r0), (m1, r1) = tail[0], tail[-1]
