@@ -159,7 +159,7 @@ def main(argv: list[str]) -> int:
         slope = statistics.linear_regression([m for m, _ in tail], [r for _, r in tail]).slope
         print(
             f"  minute {m0:g} to {m1:g}: {r0:.1f} -> {r1:.1f} MiB "
-            f"({r1 - r0:+.1f} MiB; fitted {slope * 1024:+.0f} KiB/min)"
+            f"({r1 - r0:+.2f} MiB; fitted {slope * 1024:+.0f} KiB/min)"
         )
     if args.trace:
         stats = args.snapshot_at_end.compare_to(args.snapshot_at_start, "traceback")
