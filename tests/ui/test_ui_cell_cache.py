@@ -11,35 +11,22 @@ from __future__ import annotations
 from pathlib import Path
 
 from rich.cells import cached_cell_len
-
-from gputui.resources import demo_recording
-from gputui.sources.recording import RecordingReader
-from gputui.sources.replay import ReplaySource
-from gputui.ui import create_app
+from ui_demo import demo_dashboard, press_each
 
 FRAMES = 60
 
 
 async def test_stepping_a_minute_of_the_demo_adds_few_strings_to_richs_cell_cache(tmp_path: Path) -> None:
-    source = ReplaySource(RecordingReader(demo_recording()), "demo")
-    app = create_app(source, poll_interval=3600, themes_path=tmp_path)
-    try:
-        async with app.run_test(size=(160, 50)) as pilot:
-            await app.wait_for_polls()
-            for key in ("right_square_bracket", "2"):  # a minute in (events in the log), the detail view
-                await pilot.press(key)
-                await app.workers.wait_for_complete()
-                await pilot.pause()
-            cached_cell_len.cache_clear()
+    async with demo_dashboard(tmp_path, (160, 50)) as (app, pilot, source):
+        await press_each(app, pilot, "right_square_bracket", "2")  # a minute in (events in the log), the detail view
+        cached_cell_len.cache_clear()
+        await app.run_action("replay_step(1)")
+        await pilot.pause()
+        first = cached_cell_len.cache_info().currsize  # what one frame's drawing measures through rich
+        for _ in range(FRAMES):
             await app.run_action("replay_step(1)")
+            await app.workers.wait_for_complete()
             await pilot.pause()
-            first = cached_cell_len.cache_info().currsize  # what one frame's drawing measures through rich
-            for _ in range(FRAMES):
-                await app.run_action("replay_step(1)")
-                await app.workers.wait_for_complete()
-                await pilot.pause()
-            grown = cached_cell_len.cache_info().currsize - first
-            assert source.position >= 60 + FRAMES  # the frames were stepped through and drawn
-            assert grown < FRAMES, f"{grown} new strings in rich's cell cache over {FRAMES} frames"
-    finally:
-        source.close()
+        grown = cached_cell_len.cache_info().currsize - first
+        assert source.position >= 60 + FRAMES  # the frames were stepped through and drawn
+        assert grown < FRAMES, f"{grown} new strings in rich's cell cache over {FRAMES} frames"
