@@ -82,12 +82,12 @@ class ReplayStatus(OneLine, Widget):
             self.refresh()
 
     def render(self) -> Text:
-        if self.state is None:
-            return Text("")
-        return render_state(self.state, self.size.width, self.palette)
+        return self.line_text(self.size.width)
 
     def line_text(self, width: int) -> Text:
-        return self.render()
+        if self.state is None:
+            return Text("")
+        return render_state(self.state, width, self.palette)
 
 
 class ReplayBar(Horizontal, FocusLending):
