@@ -16,6 +16,32 @@ COMPUTE_MODES = ("Default", "Exclusive_Thread", "Prohibited", "Exclusive_Process
 
 
 @dataclass(frozen=True, slots=True)
+class Activity:
+    """What a GPU's or a MIG GPU instance's SMs and memory did over the last poll interval (NVML GPM), in per cent.
+
+    Each figure is **of the unit's own slices** (gputui's meaning): a MIG instance whose SMs are all busy reads
+    100 whatever its size. :func:`activity_of_gpu` gives DCGM's meaning, the same work as a share of the whole GPU.
+    """
+
+    sm_active: float | None = None  # NVML_GPM_METRIC_SM_UTIL: share of the SMs busy (DCGM_FI_PROF_SM_ACTIVE)
+    sm_occupancy: float | None = None  # NVML_GPM_METRIC_SM_OCCUPANCY: resident warps against the maximum
+    dram_active: float | None = None  # NVML_GPM_METRIC_DRAM_BW_UTIL: share of peak memory bandwidth used
+    tensor_active: float | None = None  # NVML_GPM_METRIC_ANY_TENSOR_UTIL: share of time on any tensor pipe
+
+
+def activity_of_gpu(a: Activity, slices: int | None, gpu_slices: int | None) -> Activity | None:
+    """``a`` of an instance spanning ``slices`` of ``gpu_slices`` compute slices, as a share of the whole GPU
+    (DCGM's meaning); None when either count is unknown."""
+    if not slices or not gpu_slices:
+        return None
+
+    def scale(v: float | None) -> float | None:
+        return None if v is None else round(v * slices / gpu_slices, 1)
+
+    return Activity(scale(a.sm_active), scale(a.sm_occupancy), scale(a.dram_active), scale(a.tensor_active))
+
+
+@dataclass(frozen=True, slots=True)
 class ComputeInstance:
     """One compute instance inside a GPU instance; with MIG each CI is one CUDA device."""
 
@@ -39,6 +65,7 @@ class GpuInstance:
     memory_used_mib: int | None = None
     sm_count: int | None = None
     compute_instances: tuple[ComputeInstance, ...] = ()
+    activity: Activity | None = None  # GPM over the last interval, of this instance's own slices; None: N/A
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +77,7 @@ class MpsClient:
     memory_used_mib: int | None = None
     user: str | None = None
     command: str | None = None
+    sm_util: int | None = None  # per cent of the GPU's SMs its kernels used (nvmlDeviceGetProcessUtilization)
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +133,8 @@ class GpuSnapshot:
     mps: MpsDaemon | None = None
     processes: tuple[ProcessInfo, ...] = ()
     lost: bool = False  # the driver reported the GPU lost; other values are then stale or N/A
+    activity: Activity | None = None  # GPM over the last interval, of the whole GPU; None: N/A
+    activity_na: str | None = None  # why GPM figures (this GPU's and its instances') are N/A; None: they are not
 
     @property
     def mig_enabled(self) -> bool:

@@ -12,7 +12,7 @@ import contextlib
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +26,7 @@ from gputui.sources.nvml_calls import GpuLost, NvmlCalls, log, text
 from gputui.sources.nvml_procs import read_processes
 
 if TYPE_CHECKING:
+    from gputui.sources.nvml_gpm import GpmReader
     from gputui.sources.nvml_mig import MigReader
 
 MIB = 1 << 20
@@ -38,6 +39,7 @@ class _Gpu:
     """What the source keeps between polls for one GPU index."""
 
     mig: MigReader | None = None  # made when the GPU is first seen in MIG mode (most never are)
+    gpm: GpmReader | None = None  # made on the first poll with GPM asked for; again after a loss or MIG change
     handle: Any = None
     uuid: str | None = None
     name: str | None = None
@@ -68,7 +70,9 @@ class NvmlSource:
         clock: Callable[[], float] = time.time,
         mig_refresh_every: int = 10,
         cpus: Callable[[], int | None] = usable_cpus,
+        gpm: bool = True,
     ) -> None:
+        """``gpm`` False leaves GPM alone (per-instance activity is then N/A without a reason)."""
         self.nvml: Any = nvml if nvml is not None else load_nvml()
         self._init()
         self.calls = NvmlCalls(self.nvml)
@@ -76,6 +80,7 @@ class NvmlSource:
         self.description = f"live NVML on {self.node_name}"
         self.clock = clock
         self.mig_refresh_every = mig_refresh_every
+        self.gpm = gpm
         self.proc = ProcInfo(proc_root, users)
         self.mps = MpsScanner(proc_root, users=users)
         self.host = HostResources(proc_root, cpus)
@@ -144,6 +149,19 @@ class NvmlSource:
             st.mig = MigReader(self.calls, i, self.mig_refresh_every)
         return st.mig
 
+    def _gpm(self, i: int, st: _Gpu) -> GpmReader:
+        if st.gpm is None:
+            from gputui.sources.nvml_gpm import GpmReader
+
+            st.gpm = GpmReader(self.calls, i, st.name)
+        return st.gpm
+
+    def _drop_gpm(self, st: _Gpu) -> None:
+        if st.gpm is not None:
+            with contextlib.suppress(GpuLost):
+                st.gpm.close()
+            st.gpm = None
+
     def _gpu(self, i: int, scan: MpsScan | None) -> GpuSnapshot:
         st = self._state(i)
         try:
@@ -162,6 +180,7 @@ class NvmlSource:
         st.lost, st.handle = True, None
         self.calls.forget(i)
         st.mig = None
+        st.gpm = None  # its samples went with the GPU
         total = st.last.memory_total_mib if st.last is not None else None
         return GpuSnapshot(i, st.uuid, st.name, st.pci_bus_id, memory_total_mib=total, lost=True)
 
@@ -181,6 +200,7 @@ class NvmlSource:
         if st.mig_mode is not None and mig_current != st.mig_mode:
             c.forget(i)  # answers such as utilization change with the MIG mode
             st.mig = None
+            self._drop_gpm(st)
         st.mig_mode = mig_current
         mem = c("nvmlDeviceGetMemoryInfo", i, h)
         util = c("nvmlDeviceGetUtilizationRates", i, h)
@@ -198,6 +218,13 @@ class NvmlSource:
         gis = self._mig(i, st).read(h, st.name) if mig_current else ()
         procs = read_processes(c, i, h, self.proc, self._mig(i, st).devices if mig_current else None)
         mig_uuids = tuple(ci.mig_uuid for gi in gis for ci in gi.compute_instances if ci.mig_uuid)
+        activity = activity_na = None
+        if self.gpm:
+            gi_ids = [gi.gi_id for gi in gis if gi.gi_id is not None] if mig_current else None
+            reading = self._gpm(i, st).read(h, gi_ids)
+            activity, activity_na = reading.gpu, reading.na
+            if reading.instances:
+                gis = tuple(replace(gi, activity=reading.instances.get(gi.gi_id)) for gi in gis)  # type: ignore[arg-type]
         return GpuSnapshot(
             index=i,
             uuid=st.uuid,
@@ -222,8 +249,12 @@ class NvmlSource:
             gpu_instances=gis,
             mps=mps_for_gpu(scan, i, st.uuid, mig_uuids, procs.compute_pids, procs.clients or ()),
             processes=procs.processes,
+            activity=activity,
+            activity_na=activity_na,
         )
 
     def close(self) -> None:
+        for st in self._gpus.values():
+            self._drop_gpm(st)
         with contextlib.suppress(Exception):
             self.nvml.nvmlShutdown()

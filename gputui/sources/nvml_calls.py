@@ -74,6 +74,7 @@ class NvmlCalls:
     def __init__(self, nvml: Any) -> None:
         self.nvml = nvml
         self.count = 0  # NVML calls made, for the benchmark
+        self.last_error: str | None = None  # why the latest call that gave N/A did (NVML's words)
         self._na: set[tuple[str, int | None, Hashable]] = set()
         self._logged: set[tuple[str, int | None]] = set()
         self._variant: dict[tuple[str, ...], str] = {}
@@ -115,6 +116,14 @@ class NvmlCalls:
         self._note(group[0], None, "neither it nor an older version (" + ", ".join(group[1:]) + ") is available")
         return None
 
+    def absent(self, name: str) -> bool:
+        """Whether the NVML module lacks ``name`` (or it was found missing from the driver)."""
+        return (name, None, None) in self._na or getattr(self.nvml, name, None) is None
+
+    def is_na(self, name: str, gpu: int | None, key: Hashable = None) -> bool:
+        """Whether ``name`` on ``gpu`` gave a lasting N/A (NotSupported, NoPermission), so is not asked again."""
+        return (name, gpu, key) in self._na or (name, None, None) in self._na
+
     def forget(self, gpu: int | None) -> None:
         """Ask everything again for ``gpu`` (it came back, or its MIG mode changed)."""
         self._na = {k for k in self._na if k[1] != gpu}
@@ -144,12 +153,14 @@ class NvmlCalls:
                 return self._absent(name, str(e), quiet_absent)
             if code in STABLE_NA:
                 self._na.add((name, gpu, key))
+            self.last_error = str(e)
             self._note(name, gpu, str(e))
             return None
         return text(value)
 
     def _absent(self, name: str, why: str, quiet: bool) -> Any:
         self._na.add((name, None, None))  # missing from the library or the driver: no GPU has it
+        self.last_error = why
         if not quiet:
             self._note(name, None, why)
         return _ABSENT

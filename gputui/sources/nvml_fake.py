@@ -9,6 +9,7 @@ Used by the tests and by ``python -m gputui.bench nvml_poll --fake``.
 from __future__ import annotations
 
 import ctypes
+import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from typing import Any
 import pynvml
 
 from gputui.core.model import ClusterSnapshot, ComputeInstance, GpuInstance, GpuSnapshot, NodeSnapshot
+from gputui.sources.nvml_fake_gpm import GPM_FUNCTIONS, GpmState
 from gputui.sources.nvml_fake_layout import ci_slices, gi_slices, normalise_node, profiles_for
 
 MIB = 1 << 20
@@ -74,10 +76,28 @@ class FakeNvml:
     NVML_CLOCK_MEM = pynvml.NVML_CLOCK_MEM
     NVML_GPU_INSTANCE_PROFILE_COUNT = pynvml.NVML_GPU_INSTANCE_PROFILE_COUNT
     c_nvmlGpuInstance_t = ctypes.c_uint64  # GPU-instance handles are numbers here
+    c_nvmlGpmSample_t = pynvml.c_nvmlGpmSample_t
+    c_nvmlGpmMetricsGet_t = pynvml.c_nvmlGpmMetricsGet_t
+    NVML_GPM_METRICS_GET_VERSION = pynvml.NVML_GPM_METRICS_GET_VERSION
+    NVML_GPM_METRIC_SM_UTIL = pynvml.NVML_GPM_METRIC_SM_UTIL
+    NVML_GPM_METRIC_SM_OCCUPANCY = pynvml.NVML_GPM_METRIC_SM_OCCUPANCY
+    NVML_GPM_METRIC_DRAM_BW_UTIL = pynvml.NVML_GPM_METRIC_DRAM_BW_UTIL
+    NVML_GPM_METRIC_ANY_TENSOR_UTIL = pynvml.NVML_GPM_METRIC_ANY_TENSOR_UTIL
 
-    def __init__(self, node: NodeSnapshot, init_error: int | None = None, max_mig_devices: int = 7) -> None:
+    def __init__(
+        self,
+        node: NodeSnapshot,
+        init_error: int | None = None,
+        max_mig_devices: int = 7,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        gpm: dict[int, bool] | None = None,
+    ) -> None:
+        """``clock`` times GPM samples (seconds); ``gpm`` overrides, per GPU index, whether a GPU has GPM
+        (by default Hopper and newer do)."""
         self.init_error = init_error
         self.max_mig_devices = max_mig_devices
+        self.gpm = GpmState(clock, dict(gpm or {}))
         self.calls: Counter[str] = Counter()
         self.removed: set[str] = set()
         self.rules: list[_Rule] = []
@@ -89,7 +109,10 @@ class FakeNvml:
         return cls(snap.node(node) if node else snap.nodes[0], **kw)
 
     def load(self, node: NodeSnapshot) -> None:
-        """Answer from ``node`` from now on (its MIG layout completed as NVML would report it)."""
+        """Answer from ``node`` from now on (its MIG layout completed as NVML would report it); GPM counters
+        count the previous node's activity up to now, this one's from now on."""
+        if "node" in self.__dict__:
+            self.gpm.advance(self.node)
         self.node = normalise_node(node)
         self._gi_handles: dict[int, tuple[int, GpuInstance]] = {}
         self._profiles = {g.index: profiles_for(g) for g in self.node.gpus}
@@ -373,3 +396,7 @@ class FakeNvml:
             profileId=gi.profile_id,
             placement=SimpleNamespace(start=gi.placement_start, size=gi.placement_size),
         )
+
+
+for _name, _fn in GPM_FUNCTIONS.items():
+    _IMPLS[_name] = _fn

@@ -15,6 +15,7 @@ from gputui.core.errors import NvmlUnavailable
 from gputui.core.model import GpuSnapshot, MpsDaemon, NodeSnapshot
 from gputui.sources.nvml import NvmlSource
 from gputui.sources.nvml_fake import FakeNvml
+from gputui.sources.nvml_fake_gpm import gpm_capable
 from gputui.sources.nvsmi import load_nvsmi_log
 from gputui.sources.recording import RecordingReader
 
@@ -41,11 +42,13 @@ def canon(g: GpuSnapshot) -> GpuSnapshot:
 
 def expect(node: NodeSnapshot, users: bool = True) -> list[GpuSnapshot]:
     """What the collector must report for ``node``: NVML's view, with /proc's users and MPS daemons;
-    a GPU with no daemon is known to have none (the whole fake /proc is visible)."""
+    a GPU with no daemon is known to have none (the whole fake /proc is visible). A first poll has no GPM
+    figures yet; a GPU without GPM says why."""
     out = []
     for g in node.gpus:
         procs = g.processes if users else tuple(replace(p, user=None, command=None) for p in g.processes)
-        out.append(canon(replace(g, processes=procs, mps=g.mps or MpsDaemon(running=False))))
+        na = None if gpm_capable(g.name) else f"no GPM on {g.name} (it needs Hopper or newer)"
+        out.append(canon(replace(g, processes=procs, mps=g.mps or MpsDaemon(running=False), activity_na=na)))
     return out
 
 
