@@ -41,6 +41,21 @@ def activity_of_gpu(a: Activity, slices: int | None, gpu_slices: int | None) -> 
     return Activity(scale(a.sm_active), scale(a.sm_occupancy), scale(a.dram_active), scale(a.tensor_active))
 
 
+def activity_of_instances(parts: list[tuple[Activity | None, int]], gpu_slices: int) -> Activity | None:
+    """A MIG GPU's activity from its instances' (activity, compute slices): their work as a share of the whole
+    GPU, slices without an instance idle; None where an instance's activity is unknown."""
+    if not gpu_slices:
+        return None
+    sums: list[float | None] = [0.0, 0.0, 0.0, 0.0]
+    for a, n in parts:
+        if a is None:
+            return None
+        for k, v in enumerate((a.sm_active, a.sm_occupancy, a.dram_active, a.tensor_active)):
+            total = sums[k]
+            sums[k] = None if v is None or total is None else total + v * n
+    return Activity(*(None if v is None else round(v / gpu_slices, 1) for v in sums))
+
+
 @dataclass(frozen=True, slots=True)
 class ComputeInstance:
     """One compute instance inside a GPU instance; with MIG each CI is one CUDA device."""

@@ -12,12 +12,12 @@ import contextlib
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from gputui.core.errors import NvmlUnavailable
-from gputui.core.model import ClusterSnapshot, GpuSnapshot, NodeSnapshot
+from gputui.core.model import Activity, ClusterSnapshot, GpuInstance, GpuSnapshot, NodeSnapshot
 from gputui.procfs.host_resources import HostResources, usable_cpus
 from gputui.procfs.mps_detect import MpsScan, MpsScanner
 from gputui.procfs.proc_info import ProcInfo, user_name
@@ -26,7 +26,7 @@ from gputui.sources.nvml_calls import GpuLost, NvmlCalls, log, text
 from gputui.sources.nvml_procs import read_processes
 
 if TYPE_CHECKING:
-    from gputui.sources.nvml_gpm import GpmReader
+    from gputui.sources.nvml_gpm import GpmReader, GpmReading
     from gputui.sources.nvml_mig import MigReader
 
 MIB = 1 << 20
@@ -215,16 +215,24 @@ class NvmlSource:
             getattr(n, "NVML_CLOCK_MEM", 2),
         )
         graphics, sm, memory = (c("nvmlDeviceGetClockInfo", i, h, k, key=k) for k in clock_types)
-        gis = self._mig(i, st).read(h, st.name) if mig_current else ()
+        readings: list[GpmReading] = []
+        gpm = self._gpm(i, st) if self.gpm else None
+        if mig_current:
+            per_gi = None
+            if gpm is not None:
+
+                def per_gi(layout: list[GpuInstance]) -> dict[int, Activity | None] | None:
+                    readings.append(gpm.read(h, layout))
+                    return readings[-1].instances
+
+            gis = self._mig(i, st).read(h, st.name, per_gi)
+        else:
+            gis = ()
+            if gpm is not None:
+                readings.append(gpm.read(h, None))
         procs = read_processes(c, i, h, self.proc, self._mig(i, st).devices if mig_current else None)
         mig_uuids = tuple(ci.mig_uuid for gi in gis for ci in gi.compute_instances if ci.mig_uuid)
-        activity = activity_na = None
-        if self.gpm:
-            gi_ids = [gi.gi_id for gi in gis if gi.gi_id is not None] if mig_current else None
-            reading = self._gpm(i, st).read(h, gi_ids)
-            activity, activity_na = reading.gpu, reading.na
-            if reading.instances:
-                gis = tuple(replace(gi, activity=reading.instances.get(gi.gi_id)) for gi in gis)  # type: ignore[arg-type]
+        reading = readings[-1] if readings else None
         return GpuSnapshot(
             index=i,
             uuid=st.uuid,
@@ -249,8 +257,8 @@ class NvmlSource:
             gpu_instances=gis,
             mps=mps_for_gpu(scan, i, st.uuid, mig_uuids, procs.compute_pids, procs.clients or ()),
             processes=procs.processes,
-            activity=activity,
-            activity_na=activity_na,
+            activity=None if reading is None else reading.gpu,
+            activity_na=None if reading is None else reading.na,
         )
 
     def close(self) -> None:

@@ -102,6 +102,8 @@ class FakeNvml:
         self.removed: set[str] = set()
         self.rules: list[_Rule] = []
         self.initialised = False
+        self.timed = False  # when True, ``seconds`` adds up the time spent answering (the fake's own cost)
+        self.seconds = 0.0
         self.load(node)
 
     @classmethod
@@ -111,8 +113,10 @@ class FakeNvml:
     def load(self, node: NodeSnapshot) -> None:
         """Answer from ``node`` from now on (its MIG layout completed as NVML would report it); GPM counters
         count the previous node's activity up to now, this one's from now on."""
-        if "node" in self.__dict__:
-            self.gpm.advance(self.node)
+        previous: NodeSnapshot | None = self.__dict__.get("node")
+        if previous is not None:
+            self.gpm.advance(previous)
+        self.gpm.capable.clear()
         self.node = normalise_node(node)
         self._gi_handles: dict[int, tuple[int, GpuInstance]] = {}
         self._profiles = {g.index: profiles_for(g) for g in self.node.gpus}
@@ -137,6 +141,8 @@ class FakeNvml:
     def remove(self, *functions: str) -> None:
         """Take functions away, as an older nvidia-ml-py would not have them (AttributeError)."""
         self.removed.update(functions)
+        for f in functions:
+            self.__dict__.pop(f, None)
 
     @property
     def total_calls(self) -> int:
@@ -151,7 +157,7 @@ class FakeNvml:
         def call(*args: Any) -> Any:
             self.calls[name] += 1
             gpu = self._gpu_of(name, args)
-            mig = bool(args) and isinstance(args[0], Handle) and args[0].mig is not None
+            mig = bool(args) and type(args[0]) is Handle and args[0].mig is not None
             for r in self.rules:
                 if (
                     (r.function is None or r.function == name)
@@ -163,8 +169,15 @@ class FakeNvml:
                         raise pynvml.NVMLError(r.error)
             if not self.initialised and name != "nvmlInit":
                 raise pynvml.NVMLError(pynvml.NVML_ERROR_UNINITIALIZED)
-            return impl(self, *args)
+            if not self.timed:
+                return impl(self, *args)
+            t0 = time.perf_counter()
+            try:
+                return impl(self, *args)
+            finally:
+                self.seconds += time.perf_counter() - t0
 
+        self.__dict__[name] = call  # found directly from now on, as a module's function is; remove() drops it
         return call
 
     def _gpu_of(self, name: str, args: tuple) -> int | None:
@@ -173,9 +186,9 @@ class FakeNvml:
         a = args[0]
         if name == "nvmlDeviceGetHandleByIndex":
             return int(a)
-        if isinstance(a, Handle):
+        if type(a) is Handle:  # not isinstance: on a pynvml structure that reads its __class__ through Python
             return a.gpu
-        if isinstance(a, int) and a in self._gi_handles:
+        if type(a) is int and a in self._gi_handles:
             return self._gi_handles[a][0]
         return None
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import pynvml
 
 from gputui.core.mig_profiles import model_for
-from gputui.core.model import Activity, GpuSnapshot, NodeSnapshot
+from gputui.core.model import Activity, GpuSnapshot, NodeSnapshot, activity_of_instances
 from gputui.sources.nvml_fake_layout import gi_slices
 
 if TYPE_CHECKING:
@@ -64,66 +64,63 @@ class _Sample:
 
 
 @dataclass(slots=True)
+class _UnitCounters:
+    last: float
+    fields: dict[str, _Counter] = field(default_factory=lambda: {f: _Counter() for f in _FIELDS})
+
+
+@dataclass(slots=True)
 class GpmState:
-    """The fake's GPM counters, samples and clock."""
+    """The fake's GPM counters, samples and clock. Each unit's counters are brought up to date when it is
+    sampled, and all of them when the fake loads another snapshot."""
 
     clock: Callable[[], float]
     supported: dict[int, bool] = field(default_factory=dict)  # overrides of the name rule, per GPU index
-    counters: dict[Unit, dict[str, _Counter]] = field(default_factory=dict)
+    refused: set[Unit] = field(default_factory=set)  # units whose samples answer NoPermission
+    capable: dict[int, bool] = field(default_factory=dict)  # the name rule's answers, until the next load
+    counters: dict[Unit, _UnitCounters] = field(default_factory=dict)
     samples: dict[int, _Sample] = field(default_factory=dict)
-    last: float | None = None
+    requests: dict[int, Any] = field(default_factory=dict)  # views of the metrics requests seen, by address
     next_address: int = _BASE_ADDRESS
 
     def advance(self, node: NodeSnapshot) -> None:
-        """Integrate ``node``'s activity from the last advance to now."""
+        """Integrate ``node``'s activity, for every unit, up to now."""
         now = self.clock()
-        dt = 0.0 if self.last is None else max(0.0, now - self.last)
-        self.last = now
-        if dt == 0.0:
-            return
         for g in node.gpus:
-            self._integrate((g.index, None), gpu_activity(g), dt)
+            self.integrate((g.index, None), gpu_activity(g), now)
             for gi in g.gpu_instances:
                 if gi.gi_id is not None:
-                    self._integrate((g.index, gi.gi_id), gi.activity, dt)
+                    self.integrate((g.index, gi.gi_id), gi.activity, now)
 
-    def _integrate(self, unit: Unit, a: Activity | None, dt: float) -> None:
-        counters = self.counters.get(unit)
-        if counters is None:
-            counters = self.counters[unit] = {f: _Counter() for f in _FIELDS}
-        for f in _FIELDS:
+    def integrate(self, unit: Unit, a: Activity | None, now: float) -> _UnitCounters:
+        uc = self.counters.get(unit)
+        if uc is None:
+            uc = self.counters[unit] = _UnitCounters(now)
+            return uc
+        dt = now - uc.last
+        if dt <= 0:
+            return uc
+        uc.last = now
+        for f, c in uc.fields.items():
             v = None if a is None else getattr(a, f)
-            c = counters[f]
             if v is None:
                 c.unknown_spans += 1
             else:
                 c.total += v * dt
-
-    def read(self, unit: Unit) -> tuple[tuple[float, int], ...]:
-        counters = self.counters.get(unit)
-        if counters is None:
-            return tuple((0.0, 0) for _ in _FIELDS)
-        return tuple((counters[f].total, counters[f].unknown_spans) for f in _FIELDS)
+        return uc
 
 
 def gpu_activity(g: GpuSnapshot) -> Activity | None:
-    """The whole GPU's activity: the snapshot's, or in MIG mode its instances' weighted by their compute slices
-    (an empty slice is idle); None where an instance's figure is missing."""
+    """The whole GPU's activity: the snapshot's, or in MIG mode its instances' weighted by their compute slices."""
     if g.activity is not None or not g.gpu_instances:
         return g.activity
     model = model_for(g.name)
     total = model.compute_slices if model else sum(gi_slices(gi.profile) for gi in g.gpu_instances)
-    if not total or any(gi.activity is None for gi in g.gpu_instances):
-        return None
-    values: dict[str, float | None] = {}
-    for f in _FIELDS:
-        parts = [(getattr(gi.activity, f), gi_slices(gi.profile)) for gi in g.gpu_instances]
-        values[f] = None if any(v is None for v, _ in parts) else sum(v * s for v, s in parts if v) / total
-    return Activity(**values)
+    return activity_of_instances([(gi.activity, gi_slices(gi.profile)) for gi in g.gpu_instances], total)
 
 
 def _sample_key(sample: Any) -> int:
-    address = ctypes.cast(sample, ctypes.c_void_p).value
+    address = ctypes.c_void_p.from_buffer(sample).value
     if address is None:
         raise pynvml.NVMLError(pynvml.NVML_ERROR_INVALID_ARGUMENT)
     return address
@@ -133,7 +130,10 @@ def _supported(fake: FakeNvml, gpu: int) -> bool:
     st = fake.gpm
     if gpu in st.supported:
         return st.supported[gpu]
-    return gpm_capable(fake.node.gpus[gpu].name)
+    known = st.capable.get(gpu)
+    if known is None:
+        known = st.capable[gpu] = gpm_capable(fake.node.gpus[gpu].name)
+    return known
 
 
 def _whole(fake: FakeNvml, h: Any) -> int:
@@ -162,20 +162,24 @@ def _free(fake: FakeNvml, sample: Any) -> None:
         raise pynvml.NVMLError(pynvml.NVML_ERROR_INVALID_ARGUMENT)
 
 
-def _take(fake: FakeNvml, unit: Unit, sample: Any) -> Any:
+def _take(fake: FakeNvml, unit: Unit, activity: Activity | None, sample: Any) -> Any:
     st = fake.gpm
     record = st.samples.get(_sample_key(sample))
     if record is None:
         raise pynvml.NVMLError(pynvml.NVML_ERROR_INVALID_ARGUMENT)
     if not _supported(fake, unit[0]):
         raise pynvml.NVMLError(pynvml.NVML_ERROR_NOT_SUPPORTED)
-    st.advance(fake.node)
-    record.unit, record.time, record.values = unit, st.last or 0.0, st.read(unit)
+    if unit in st.refused:
+        raise pynvml.NVMLError(pynvml.NVML_ERROR_NO_PERMISSION)
+    uc = st.integrate(unit, activity, st.clock())
+    record.unit, record.time = unit, uc.last
+    record.values = tuple((c.total, c.unknown_spans) for c in uc.fields.values())
     return sample
 
 
 def _sample_get(fake: FakeNvml, h: Any, sample: Any) -> Any:
-    return _take(fake, (_whole(fake, h), None), sample)
+    gpu = _whole(fake, h)
+    return _take(fake, (gpu, None), gpu_activity(fake.node.gpus[gpu]), sample)
 
 
 def _mig_sample_get(fake: FakeNvml, h: Any, gi_id: int, sample: Any) -> Any:
@@ -183,21 +187,62 @@ def _mig_sample_get(fake: FakeNvml, h: Any, gi_id: int, sample: Any) -> Any:
     g = fake.node.gpus[gpu]
     if not g.mig_mode_current:
         raise pynvml.NVMLError(pynvml.NVML_ERROR_NOT_SUPPORTED)
-    if all(gi.gi_id != gi_id for gi in g.gpu_instances):
+    gi = next((gi for gi in g.gpu_instances if gi.gi_id == gi_id), None)
+    if gi is None:
         raise pynvml.NVMLError(pynvml.NVML_ERROR_NOT_FOUND)
-    return _take(fake, (gpu, int(gi_id)), sample)
+    return _take(fake, (gpu, int(gi_id)), gi.activity, sample)
+
+
+class _Metric(ctypes.Structure):
+    """c_nvmlGpmMetric_t's leading fields as a plain ctypes structure: the fake reads and writes the caller's
+    request through these views, without pynvml's per-attribute conversion of its printable structures."""
+
+    _fields_ = [("metricId", ctypes.c_uint), ("nvmlReturn", ctypes.c_uint), ("value", ctypes.c_double)]
+
+
+_GET = pynvml.c_nvmlGpmMetricsGet_t
+_METRIC_SIZE = ctypes.sizeof(pynvml.c_nvmlGpmMetric_t)
+_OFFSETS = (_GET.version.offset, _GET.numMetrics.offset, _GET.sample1.offset, _GET.sample2.offset)
+
+
+@dataclass(slots=True)
+class _Request:
+    """Views of a caller's nvmlGpmMetricsGet_t, kept per request object (callers reuse theirs)."""
+
+    version: Any
+    count: Any
+    sample1: Any
+    sample2: Any
+    metrics: list[_Metric] = field(default_factory=list)
+
+
+def _views(fake: FakeNvml, mg: Any) -> _Request:
+    key = ctypes.addressof(mg)
+    v = fake.gpm.requests.get(key)
+    if v is None:  # the views keep ``mg`` alive, so its address stays its own
+        v = fake.gpm.requests[key] = _Request(
+            ctypes.c_uint.from_buffer(mg, _OFFSETS[0]),
+            ctypes.c_uint.from_buffer(mg, _OFFSETS[1]),
+            ctypes.c_void_p.from_buffer(mg, _OFFSETS[2]),
+            ctypes.c_void_p.from_buffer(mg, _OFFSETS[3]),
+        )
+    n = min(v.count.value, pynvml.NVML_GPM_METRIC_MAX)
+    while len(v.metrics) < n:
+        v.metrics.append(_Metric.from_buffer(mg, _GET.metrics.offset + len(v.metrics) * _METRIC_SIZE))
+    return v
 
 
 def _metrics_get(fake: FakeNvml, mg: Any) -> Any:
-    if mg.version != pynvml.NVML_GPM_METRICS_GET_VERSION:
+    v = _views(fake, mg)
+    if v.version.value != pynvml.NVML_GPM_METRICS_GET_VERSION:
         raise pynvml.NVMLError(pynvml.NVML_ERROR_ARGUMENT_VERSION_MISMATCH)
-    s1 = fake.gpm.samples.get(_sample_key(mg.sample1))
-    s2 = fake.gpm.samples.get(_sample_key(mg.sample2))
+    samples = fake.gpm.samples
+    s1 = samples.get(v.sample1.value or 0)
+    s2 = samples.get(v.sample2.value or 0)
     if s1 is None or s2 is None or s1.unit is None or s1.unit != s2.unit or not s2.time > s1.time:
         raise pynvml.NVMLError(pynvml.NVML_ERROR_INVALID_ARGUMENT)
     dt = s2.time - s1.time
-    for k in range(mg.numMetrics):
-        m = mg.metrics[k]
+    for m in v.metrics[: min(v.count.value, pynvml.NVML_GPM_METRIC_MAX)]:
         name = METRICS.get(m.metricId)
         if name is None:
             m.nvmlReturn, m.value = pynvml.NVML_ERROR_NOT_SUPPORTED, 0.0

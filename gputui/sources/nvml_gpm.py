@@ -11,11 +11,13 @@ Figures of a MIG instance come from ``nvmlGpmMigSampleGet`` and are of the insta
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import ctypes
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gputui.core.model import Activity
+from gputui.core.mig_profiles import model_for
+from gputui.core.model import Activity, GpuInstance, activity_of_instances
 from gputui.sources.nvml_calls import UNINITIALIZED, GpuLost, NvmlCalls, log
 
 #: (metric constant name, its id in nvml.h, the Activity field it fills).
@@ -28,6 +30,17 @@ METRICS = (
 NVML_SUCCESS = 0
 
 
+class _Metric(ctypes.Structure):
+    """The leading fields of nvml.h's nvmlGpmMetric_t (id, return code, value), as plain ctypes."""
+
+    _fields_ = [("metricId", ctypes.c_uint), ("nvmlReturn", ctypes.c_uint), ("value", ctypes.c_double)]
+
+
+def _address(sample: Any) -> int | None:
+    """Where a GPM sample handle (an opaque pointer) points."""
+    return ctypes.cast(sample, ctypes.c_void_p).value
+
+
 @dataclass(slots=True)
 class _Unit:
     """Two GPM samples of one unit: ``fresh`` is filled next, ``older`` holds the previous poll's (if any)."""
@@ -35,6 +48,8 @@ class _Unit:
     fresh: Any
     older: Any
     primed: bool = False
+    fresh_at: int | None = None  # the samples' addresses, as the metrics request takes them
+    older_at: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,25 +68,46 @@ class GpmReader:
         self.calls = calls
         self.gpu = gpu
         self.gpu_name = gpu_name
+        self._model = model_for(gpu_name)
+        self._gpu_slices = self._model.compute_slices if self._model else 0
         self.supported: bool | None = None  # asked on the first read
         self.reason: str | None = None
         self._units: dict[int | None, _Unit] = {}  # None: the whole GPU; else a GPU instance id
         self._request: Any = None
+        self._slots: list[_Metric] = []
+        self._sample1: Any = None
+        self._sample2: Any = None
+        self._refused: dict[int | None, str] = {}  # units whose samples were refused for good, and why
 
-    def read(self, handle: Any, gi_ids: Iterable[int] | None) -> GpmReading:
-        """This poll's figures: the whole GPU's, and with ``gi_ids`` (MIG mode) each of those instances'."""
+    def read(self, handle: Any, gis: Sequence[GpuInstance] | None) -> GpmReading:
+        """This poll's figures: in MIG mode (``gis``) each instance's, and the GPU's as their sum weighted by
+        compute slices (a sample of the parent device is not taken: it would cost two calls more per GPU for
+        the same figure); else the whole GPU's own."""
         if self.supported is None:
             self._check(handle)
         if not self.supported:
             return GpmReading(na=self.reason)
-        whole = self._unit_read(None, "nvmlGpmSampleGet", handle)
-        instances = None
-        if gi_ids is not None:
-            ids = list(gi_ids)
-            instances = {gi: self._unit_read(gi, "nvmlGpmMigSampleGet", handle, gi) for gi in ids}
-            for gone in [k for k in self._units if k is not None and k not in instances]:
-                self._free(self._units.pop(gone))
-        return GpmReading(whole, instances, self.reason)
+        if gis is None:
+            whole = self._unit_read(None, "nvmlGpmSampleGet", handle)
+            return GpmReading(whole, None, self.reason)
+        instances: dict[int, Activity | None] = {}
+        parts = []
+        for gi in gis:
+            if gi.gi_id is None:
+                continue
+            a = instances[gi.gi_id] = self._unit_read(gi.gi_id, "nvmlGpmMigSampleGet", handle, gi.gi_id)
+            parts.append((a, self._slices(gi.profile)))
+        for gone in [k for k in self._units if k not in instances]:
+            self._free(self._units.pop(gone))
+        if instances and all(k in self._refused for k in instances):  # every instance refused: the GPU is
+            self._refuse(self._refused[next(iter(instances))])
+        if not self.supported:
+            return GpmReading(na=self.reason)
+        return GpmReading(activity_of_instances(parts, self._gpu_slices), instances, self.reason)
+
+    def _slices(self, profile: str | None) -> int:
+        p = self._model.profile(profile) if self._model and profile else None
+        return p.compute_slices if p else 0
 
     def close(self) -> None:
         for u in self._units.values():
@@ -116,39 +152,48 @@ class GpmReader:
             if fresh is None or older is None:
                 self._refuse(f"GPM: {c.last_error or 'no sample buffer'}")
                 return None
-            u = self._units[key] = _Unit(fresh, older)
+            u = self._units[key] = _Unit(fresh, older, False, _address(fresh), _address(older))
         if c(fn, i, handle, *args, u.fresh, key=("gpm", key)) is None:
             u.primed = False
-            if c.is_na(fn, i, ("gpm", key)):  # refused for good: say why, once for the GPU
-                why = f"GPM: {c.last_error or 'not available'}"
+            if c.is_na(fn, i, ("gpm", key)) and key not in self._refused:  # refused for good: say why once
+                why = self._refused[key] = f"GPM: {c.last_error or 'not available'}"
                 if key is None:
                     self._refuse(why)
-                else:
+                elif self.reason is None and len(self._refused) < len(self._units):
                     self.reason = f"{why} (GPU instance {key})"
             return None
-        out = self._metrics(u.older, u.fresh) if u.primed else None
+        out = self._metrics(u.older_at, u.fresh_at) if u.primed else None
         u.fresh, u.older, u.primed = u.older, u.fresh, True
+        u.fresh_at, u.older_at = u.older_at, u.fresh_at
         return out
 
-    def _metrics(self, older: Any, newer: Any) -> Activity | None:
+    def _metrics(self, older: int | None, newer: int | None) -> Activity | None:
+        if self._request is None:
+            self._prepare()
+        self._sample1.value = older
+        self._sample2.value = newer
+        if self.calls("nvmlGpmMetricsGet", self.gpu, self._request) is None:
+            return None
+        values = [round(m.value, 1) if m.nvmlReturn == NVML_SUCCESS else None for m in self._slots]
+        if values.count(None) == len(values):
+            return None
+        return Activity(*values)
+
+    def _prepare(self) -> None:
+        """The metrics request, made once and reused: its version, count and metric ids stay; each call
+        sets only the two samples. It is read and written through plain ctypes views of its memory, which
+        skip pynvml's per-attribute conversion of its printable structures."""
         nvml = self.calls.nvml
-        mg = self._request
-        if mg is None:
-            mg = self._request = nvml.c_nvmlGpmMetricsGet_t()
-            mg.version = getattr(nvml, "NVML_GPM_METRICS_GET_VERSION", 1)
-            mg.numMetrics = len(METRICS)
-            for k, (name, default, _) in enumerate(METRICS):
-                mg.metrics[k].metricId = getattr(nvml, name, default)
-        mg.sample1, mg.sample2 = older, newer
-        if self.calls("nvmlGpmMetricsGet", self.gpu, mg) is None:
-            return None
-        values: dict[str, float | None] = {}
-        for k, (_, _, field) in enumerate(METRICS):
-            m = mg.metrics[k]
-            values[field] = round(m.value, 1) if m.nvmlReturn == NVML_SUCCESS else None
-        if all(v is None for v in values.values()):
-            return None
-        return Activity(**values)
+        cls = nvml.c_nvmlGpmMetricsGet_t
+        mg = self._request = cls()
+        mg.version = getattr(nvml, "NVML_GPM_METRICS_GET_VERSION", 1)
+        mg.numMetrics = len(METRICS)
+        size = ctypes.sizeof(dict(cls._fields_)["metrics"]._type_)
+        self._slots = [_Metric.from_buffer(mg, cls.metrics.offset + k * size) for k in range(len(METRICS))]
+        for m, (name, default, _) in zip(self._slots, METRICS, strict=True):
+            m.metricId = getattr(nvml, name, default)
+        self._sample1 = ctypes.c_void_p.from_buffer(mg, cls.sample1.offset)
+        self._sample2 = ctypes.c_void_p.from_buffer(mg, cls.sample2.offset)
 
     def _free(self, u: _Unit) -> None:
         for s in (u.fresh, u.older):

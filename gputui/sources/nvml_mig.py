@@ -10,11 +10,12 @@ each poll reads the MIG device handles, their UUIDs and one memory figure per GI
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gputui.core.mig_profiles import GpuModel, infer_profile, model_for, normalise_profile_name
-from gputui.core.model import ComputeInstance, GpuInstance
+from gputui.core.model import Activity, ComputeInstance, GpuInstance
 from gputui.sources.nvml_calls import NvmlCalls
 
 MIB = 1 << 20
@@ -66,7 +67,14 @@ class MigReader:
         self._age = 0
         self.devices: list[tuple[Any, int | None, int | None]] = []  # this poll's (MIG handle, GI id, CI id)
 
-    def read(self, handle: Any, gpu_name: str | None) -> tuple[GpuInstance, ...]:
+    def read(
+        self,
+        handle: Any,
+        gpu_name: str | None,
+        activity: Callable[[list[GpuInstance]], dict[int, Activity | None] | None] | None = None,
+    ) -> tuple[GpuInstance, ...]:
+        """The GPU instances; ``activity`` (given the layout, it returns each GI id's activity) fills their
+        ``activity`` in the same copy that fills their memory."""
         c, i = self.calls, self.gpu
         if self._max_devices is None:
             self._max_devices = c("nvmlDeviceGetMaxMigDeviceCount", i, handle) or 0
@@ -82,13 +90,18 @@ class MigReader:
             self._signature, self._age = signature, 0
         ids = {d.index: (d.gi_id, d.ci_id) for g in self._layout for d in g.devices}
         self.devices = [(d.handle, *ids.get(d.index, (None, None))) for d in devices]
+        acts = activity([g.gi for g in self._layout]) if activity is not None else None
         out = []
         for g in self._layout:
             gi = g.gi
+            a = acts.get(gi.gi_id) if acts and gi.gi_id is not None else None
+            mem = None
             if g.devices:
                 mem = c("nvmlDeviceGetMemoryInfo", i, self._current(g.devices[0], devices), key="mig")
-                if mem is not None:
-                    gi = replace(gi, memory_total_mib=mem.total // MIB, memory_used_mib=mem.used // MIB)
+            if mem is not None:
+                gi = replace(gi, memory_total_mib=mem.total // MIB, memory_used_mib=mem.used // MIB, activity=a)
+            elif a is not None:
+                gi = replace(gi, activity=a)
             out.append(gi)
         return tuple(out)
 
