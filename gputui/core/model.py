@@ -19,14 +19,15 @@ COMPUTE_MODES = ("Default", "Exclusive_Thread", "Prohibited", "Exclusive_Process
 class Activity:
     """What a GPU's or a MIG GPU instance's SMs and memory did over the last poll interval (NVML GPM), in per cent.
 
-    Each figure is **of the unit's own slices** (gputui's meaning): a MIG instance whose SMs are all busy reads
+    Whole per cent, as NVML's utilisation is (a recording then spends a byte or two on a change). Each figure is
+    **of the unit's own slices** (gputui's meaning): a MIG instance whose SMs are all busy reads
     100 whatever its size. :func:`activity_of_gpu` gives DCGM's meaning, the same work as a share of the whole GPU.
     """
 
-    sm_active: float | None = None  # NVML_GPM_METRIC_SM_UTIL: share of the SMs busy (DCGM_FI_PROF_SM_ACTIVE)
-    sm_occupancy: float | None = None  # NVML_GPM_METRIC_SM_OCCUPANCY: resident warps against the maximum
-    dram_active: float | None = None  # NVML_GPM_METRIC_DRAM_BW_UTIL: share of peak memory bandwidth used
-    tensor_active: float | None = None  # NVML_GPM_METRIC_ANY_TENSOR_UTIL: share of time on any tensor pipe
+    sm_active: int | None = None  # NVML_GPM_METRIC_SM_UTIL: share of the SMs busy (DCGM_FI_PROF_SM_ACTIVE)
+    sm_occupancy: int | None = None  # NVML_GPM_METRIC_SM_OCCUPANCY: resident warps against the maximum
+    dram_active: int | None = None  # NVML_GPM_METRIC_DRAM_BW_UTIL: share of peak memory bandwidth used
+    tensor_active: int | None = None  # NVML_GPM_METRIC_ANY_TENSOR_UTIL: share of time on any tensor pipe
 
 
 def activity_of_gpu(a: Activity, slices: int | None, gpu_slices: int | None) -> Activity | None:
@@ -35,8 +36,8 @@ def activity_of_gpu(a: Activity, slices: int | None, gpu_slices: int | None) -> 
     if not slices or not gpu_slices:
         return None
 
-    def scale(v: float | None) -> float | None:
-        return None if v is None else round(v * slices / gpu_slices, 1)
+    def scale(v: int | None) -> int | None:
+        return None if v is None else round(v * slices / gpu_slices)
 
     return Activity(scale(a.sm_active), scale(a.sm_occupancy), scale(a.dram_active), scale(a.tensor_active))
 
@@ -46,14 +47,14 @@ def activity_of_instances(parts: list[tuple[Activity | None, int]], gpu_slices: 
     GPU, slices without an instance idle; None where an instance's activity is unknown."""
     if not gpu_slices:
         return None
-    sums: list[float | None] = [0.0, 0.0, 0.0, 0.0]
+    sums: list[int | None] = [0, 0, 0, 0]
     for a, n in parts:
         if a is None:
             return None
         for k, v in enumerate((a.sm_active, a.sm_occupancy, a.dram_active, a.tensor_active)):
             total = sums[k]
             sums[k] = None if v is None or total is None else total + v * n
-    return Activity(*(None if v is None else round(v / gpu_slices, 1) for v in sums))
+    return Activity(*(None if v is None else round(v / gpu_slices) for v in sums))
 
 
 @dataclass(frozen=True, slots=True)

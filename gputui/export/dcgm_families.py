@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from gputui.core.model import GpuInstance, GpuSnapshot
+from gputui.core.mig_profiles import model_for
+from gputui.core.model import Activity, GpuInstance, GpuSnapshot, activity_of_gpu
 from gputui.export.rows import GpuRow
 from gputui.export.text_format import Family
 
@@ -59,4 +60,51 @@ def dcgm_families(rows: list[GpuRow]) -> Iterator[Family]:
                     if iv is not None:
                         for text in inst.texts:
                             add(f"{text} {iv}")
+        yield fam
+
+
+#: DCGM's profiling fields (commented out or on in default-counters.csv) from NVML GPM: name -> (help, field).
+PROF_FIELDS: dict[str, tuple[str, str]] = {
+    "DCGM_FI_PROF_SM_ACTIVE": ("The ratio of cycles an SM has at least 1 warp assigned.", "sm_active"),
+    "DCGM_FI_PROF_SM_OCCUPANCY": ("The ratio of number of warps resident on an SM.", "sm_occupancy"),
+    "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE": ("Ratio of cycles the tensor (HMMA) pipe is active.", "tensor_active"),
+    "DCGM_FI_PROF_DRAM_ACTIVE": (
+        "Ratio of cycles the device memory interface is active sending or receiving data.",
+        "dram_active",
+    ),
+}
+
+
+def instance_slices(gpu: GpuSnapshot, gi: GpuInstance) -> tuple[int | None, int | None]:
+    """(the instance's compute slices, the GPU's), None where the MIG table does not know them."""
+    model = model_for(gpu.name)
+    p = model.profile(gi.profile) if model and gi.profile else None
+    return (p.compute_slices if p else None), (model.compute_slices if model else None)
+
+
+def ratio(a: Activity | None, name: str) -> float | None:
+    v = None if a is None else getattr(a, name)
+    return None if v is None else round(v / 100, 4)
+
+
+def prof_families(rows: list[GpuRow]) -> Iterator[Family]:
+    """DCGM's meaning: of the whole GPU, on the GPU's series and on each MIG instance's (an instance's own figure
+    times its share of the GPU's compute slices), as ratios 0-1. gputui's own families give the instance's own."""
+    for name, (doc, field) in PROF_FIELDS.items():
+        fam = Family(name, doc)
+        add = fam.series.append
+        for row in rows:
+            if row.gpu.lost:
+                continue
+            v = ratio(row.gpu.activity, field)
+            if v is not None:
+                for text in row.texts:
+                    add(f"{text} {v}")
+            for inst in row.instances:
+                a = inst.gi.activity
+                whole = activity_of_gpu(a, *instance_slices(row.gpu, inst.gi)) if a is not None else None
+                iv = ratio(whole, field)
+                if iv is not None:
+                    for text in inst.texts:
+                        add(f"{text} {iv}")
         yield fam

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gputui.export.attribution import Attribution
+from gputui.export.dcgm_families import ratio
 from gputui.export.mig_room import mig_room
 from gputui.export.rows import GpuRow
 from gputui.export.text_format import Family, braces, part
@@ -69,6 +70,33 @@ def mps_families(rows: list[GpuRow], att: Attribution) -> Iterator[Family]:
             extra = holder.parts if holder is not None else ()
             share.add(row.labels.plus(part("pid", str(c.pid)), *extra), c.active_thread_percentage)
     yield from (clients, share, total)
+
+
+#: gputui's activity families: of the unit's own slices (a MIG instance's SMs all busy: 1).
+ACTIVITY = (
+    ("gputui_sm_active_ratio", "sm_active", "SMs busy"),
+    ("gputui_sm_occupancy_ratio", "sm_occupancy", "Resident warps against the maximum"),
+    ("gputui_dram_active_ratio", "dram_active", "Memory bandwidth used against the peak"),
+    ("gputui_tensor_active_ratio", "tensor_active", "Time any tensor pipe was active"),
+)
+
+
+def activity_families(rows: list[GpuRow]) -> Iterator[Family]:
+    """NVML GPM activity over the source's last interval, of the unit's own resources: on a MIG instance's series
+    (GPU_I_ID), of that instance's slices, so a saturated 1g instance reads 1 (DCGM_FI_PROF_* are of the GPU)."""
+    for name, field, what in ACTIVITY:
+        fam = Family(name, f"{what} (ratio, NVML GPM; a MIG instance's series: of its own slices).")
+        for row in rows:
+            if row.gpu.lost:
+                continue
+            v = ratio(row.gpu.activity, field)
+            if v is not None:
+                fam.add(row.labels.text, v)
+            for inst in row.instances:
+                iv = ratio(inst.gi.activity, field)
+                if iv is not None:
+                    fam.add(inst.labels.text, iv)
+        yield fam
 
 
 def mig_families(rows: list[GpuRow]) -> Iterator[Family]:

@@ -174,7 +174,7 @@ class GpmReader:
         self._sample2.value = newer
         if self.calls("nvmlGpmMetricsGet", self.gpu, self._request) is None:
             return None
-        values = [round(m.value, 1) if m.nvmlReturn == NVML_SUCCESS else None for m in self._slots]
+        values = [round(m.value) if m.nvmlReturn == NVML_SUCCESS else None for m in self._slots]
         if values.count(None) == len(values):
             return None
         return Activity(*values)

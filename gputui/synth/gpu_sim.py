@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 
 from gputui.core.mig_profiles import model_for
-from gputui.core.model import GpuInstance, GpuSnapshot, MpsDaemon, ProcessInfo
+from gputui.core.model import Activity, GpuInstance, GpuSnapshot, MpsDaemon, ProcessInfo, activity_of_instances
 from gputui.synth.gpu_specs import GpuSpec, spec_for
 from gputui.synth.identity import gpu_uuid, mig_uuid, pci_bus_id
 from gputui.synth.jobs import Rank
@@ -30,6 +30,7 @@ class GpuSim:
         "_ci_share",
         "_gi_base",
         "_last",
+        "gpm",
     )
 
     def __init__(
@@ -52,6 +53,7 @@ class GpuSim:
         self._ci_share: dict[tuple[int | None, int | None], float] = {}
         self._gi_base: dict[int | None, int] = {}
         self._last = instances or ()  # the GIs as last shown; unchanged ones are reused, not rebuilt
+        self.gpm = False  # True: the GPU reports GPM activity (Hopper and newer), per MIG instance too
         if instances is not None:
             model = model_for(spec.name)
             if model is None:
@@ -100,17 +102,26 @@ class GpuSim:
             used = sum(p.used_memory_mib or 0 for p in procs)
             used = used + s.driver_overhead_mib if procs else 0
             instances: tuple[GpuInstance, ...] = ()
+            activity = _activity([(r.util, 1.0, r.job.load.mem_intensity) for r in ranks]) if self.gpm else None
         else:
             # NVML has no whole-GPU utilisation in MIG mode: nvidia-smi prints N/A
             util = util_mem = None
             gi_used = dict(self._gi_base)
+            gi_work: dict[int | None, list[tuple[float, float, float]]] = {g: [] for g in gi_used}
             for r in ranks:
                 t = r.target
                 gi_used[t.gi_id] += r.mem
-                load += r.util / 100.0 * r.job.load.power_intensity * self._ci_share[(t.gi_id, t.ci_id)]
+                share = self._ci_share[(t.gi_id, t.ci_id)]
+                load += r.util / 100.0 * r.job.load.power_intensity * share
+                gi_work[t.gi_id].append((r.util, share, r.job.load.mem_intensity))
+            acts: dict[int | None, Activity | None] = {}
+            if self.gpm:
+                for gi in self._last:
+                    whole = sum(sh for (g, _), sh in self._ci_share.items() if g == gi.gi_id) or 1.0
+                    acts[gi.gi_id] = _activity([(u, sh / whole, m) for u, sh, m in gi_work[gi.gi_id]])
             instances = tuple(
                 gi
-                if gi.memory_used_mib == gi_used[gi.gi_id]
+                if gi.memory_used_mib == gi_used[gi.gi_id] and gi.activity == acts.get(gi.gi_id)
                 else GpuInstance(
                     gi.gi_id,
                     gi.profile,
@@ -121,11 +132,17 @@ class GpuSim:
                     gi_used[gi.gi_id],
                     gi.sm_count,
                     gi.compute_instances,
+                    acts.get(gi.gi_id),
                 )
                 for gi in self._last
             )
             self._last = instances
             used = sum(gi_used.values())
+            activity = None
+            if self.gpm:
+                model = model_for(s.name)
+                parts = [(gi.activity, _gi_slices(gi.profile)) for gi in instances]
+                activity = activity_of_instances(parts, model.compute_slices if model else 7)
         if load > 1.0:
             load = 1.0
         headroom = s.power_limit_w - s.power_idle_w
@@ -163,7 +180,21 @@ class GpuSim:
             gpu_instances=instances,
             mps=mps,
             processes=tuple(procs),
+            activity=activity,
         )
+
+
+def _gi_slices(profile: str | None) -> int:
+    m = re.match(r"^(\d+)g\.", profile or "")
+    return int(m.group(1)) if m else 0
+
+
+def _activity(work: list[tuple[float, float, float]]) -> Activity:
+    """GPM figures of a unit from its processes' (utilisation %, share of the unit's SMs, memory intensity): the
+    SMs busy are each process's utilisation over its share; warps resident, tensor pipes and DRAM follow."""
+    sm = min(100.0, sum(u * share for u, share, _ in work))
+    dram = min(100.0, sum(u * share * m for u, share, m in work))
+    return Activity(round(sm), round(sm * 0.55), round(dram), round(sm * 0.7))
 
 
 def make_gpu(

@@ -16,8 +16,8 @@ from gputui.sources.nvml_fake import FakeNvml
 from gputui.sources.recording import RecordingReader
 
 DEMO = FIXTURES / "demo" / "demo-cluster.gtrec"
-BUSY = Activity(80.0, 55.0, 40.0, 30.0)
-QUIET = Activity(0.0, 0.0, 0.0, 0.0)
+BUSY = Activity(80, 55, 40, 30)
+QUIET = Activity(0, 0, 0, 0)
 
 
 @pytest.fixture(scope="module")
@@ -60,13 +60,13 @@ def polls(src: NvmlSource, clock: Clock, n: int, step: float = 2.0) -> list[GpuS
 
 
 def test_h100_in_mig_mode_reports_each_instance_from_the_second_poll(frame):
-    node = with_activity(frame.node("node03"), 0, BUSY, QUIET, None, Activity(12.5, 8.0, 3.0, 0.0))
+    node = with_activity(frame.node("node03"), 0, BUSY, QUIET, None, Activity(12, 8, 3, 0))
     fake, src, clock = make(node)
     first, second, third = polls(src, clock, 3)
     assert first[0].activity is None and all(gi.activity is None for gi in first[0].gpu_instances)
     assert first[0].activity_na is None  # no reason: the figures come with the next poll
     gis = second[0].gpu_instances
-    assert [gi.activity for gi in gis] == [BUSY, QUIET, None, Activity(12.5, 8.0, 3.0, 0.0)]
+    assert [gi.activity for gi in gis] == [BUSY, QUIET, None, Activity(12, 8, 3, 0)]
     assert second[0].activity_na is None
     assert third[0].gpu_instances == gis
     # one sample per instance each poll (the GPU's figure is theirs summed); buffers allocated once, two each
@@ -84,16 +84,16 @@ def test_a_figure_is_the_mean_over_the_interval_between_two_samples(frame):
     fake.load(with_activity(node, 0, BUSY, QUIET, QUIET, QUIET))  # busy for the last 3 s of 4
     clock.t += 3.0
     gi = src.poll().nodes[0].gpus[0].gpu_instances[0]
-    assert gi.activity == Activity(60.0, 41.2, 30.0, 22.5)
+    assert gi.activity == Activity(60, 41, 30, 22)
 
 
 def test_the_whole_gpu_in_mig_mode_is_its_instances_weighted_by_slices(frame):
     node = with_activity(frame.node("node03"), 0, BUSY, QUIET, QUIET, QUIET)  # 3g of 7 busy
     _, src, clock = make(node)
     g = polls(src, clock, 2)[1][0]
-    assert g.activity is not None and g.activity.sm_active == round(80 * 3 / 7, 1)
+    assert g.activity is not None and g.activity.sm_active == round(80 * 3 / 7)
     own = g.gpu_instances[0]
-    assert activity_of_gpu(own.activity, 3, 7) == Activity(34.3, 23.6, 17.1, 12.9)
+    assert activity_of_gpu(own.activity, 3, 7) == Activity(34, 24, 17, 13)
 
 
 def test_a100_in_mig_mode_is_na_with_the_reason_asked_once(frame, caplog):
@@ -200,7 +200,7 @@ def test_the_fake_checks_nvmls_rules_for_samples():
 
 
 def test_activity_round_trips_through_json_and_older_data_loads():
-    gi = GpuInstance(1, "3g.40gb", activity=Activity(12.5, None, 3.0, 0.0))
+    gi = GpuInstance(1, "3g.40gb", activity=Activity(12, None, 3, 0))
     g = GpuSnapshot(0, name="H100", gpu_instances=(gi,), activity=BUSY)
     na = GpuSnapshot(1, name="A100", activity_na="no GPM on A100 (it needs Hopper or newer)")
     snap = ClusterSnapshot(5.0, (NodeSnapshot("n", (g, na)),))

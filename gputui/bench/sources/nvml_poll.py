@@ -47,7 +47,7 @@ def mig_node(gpus: int):  # type: ignore[no-untyped-def]
                 memory_total_mib=9984,
                 memory_used_mib=1000 * k,
                 compute_instances=(ComputeInstance(0),),
-                activity=Activity(10.0 * k, 5.0 * k, 3.0 * k, 2.0 * k),
+                activity=Activity(10 * k, 5 * k, 3 * k, 2 * k),
             )
             for k in range(7)
         )
