@@ -35,6 +35,8 @@ class Sample(NamedTuple):
     power_limit: float | None
     temp: float | None  # °C
     lost: bool = False
+    # per MIG instance with GPM figures: (GI id, profile, SM active % of its own slices or None); () without GPM
+    instances: tuple[tuple[int, str | None, float | None], ...] = ()
 
 
 def sample(t: float, gpu: GpuSnapshot) -> Sample:
@@ -44,7 +46,18 @@ def sample(t: float, gpu: GpuSnapshot) -> Sample:
     mem = None if used is None or not total else min(100.0, max(0.0, used * 100 / total))
     util = None if gpu.utilization_gpu is None else float(gpu.utilization_gpu)
     temp = None if gpu.temperature_c is None else float(gpu.temperature_c)
-    return Sample(t, util, mem, gpu.power_draw_w, gpu.power_limit_w, temp)
+    gis: tuple[tuple[int, str | None, float | None], ...] = ()
+    if gpu.gpu_instances and gpu.activity_na is None and any(gi.activity for gi in gpu.gpu_instances):
+        gis = tuple(
+            (
+                gi.gi_id,
+                gi.profile,
+                None if gi.activity is None or gi.activity.sm_active is None else float(gi.activity.sm_active),
+            )
+            for gi in gpu.gpu_instances
+            if gi.gi_id is not None
+        )
+    return Sample(t, util, mem, gpu.power_draw_w, gpu.power_limit_w, temp, False, gis)
 
 
 class History:

@@ -17,8 +17,8 @@ _PRIORITY = {
     "Persist-M": 10, "Bus-Id": 20, "Fan": 30, "Perf": 35, "Compute M.": 40, "MIG M.": 60, "Pwr:Usage/Cap": 65,
     "Temp": 70, "GPU-Util": 80, "Memory-Usage": 85,
     # MIG devices (a UUID left out goes on its own line under the table)
-    "MIG UUID": 5, "MIG Dev": 40, "Placement": 50, "SM": 60, "Memory-Usage (GI, shared)": 70, "CI ID": 85,
-    "GI ID": 90,
+    "Activity SM/DRAM": 3, "MIG UUID": 5, "MIG Dev": 40, "Placement": 50, "SM": 60, "Memory-Usage (GI, shared)": 70,
+    "CI ID": 85, "GI ID": 90,
     # MPS
     "Pipe directory": 20, "Server PID": 40, "Command": 60, "User": 65, "Memory": 70, "Threads": 80, "Daemon": 90,
     # Processes
@@ -38,6 +38,8 @@ class FitTable(Table):
         self.notes: list[Styled] = []  # lines printed under the table when the MIG UUID column is left out
         self.full: list[Styled] = []  # whole free-text values, printed under the table when piped output cut one
         self.cut = False  # fit() cut a free-text value of piped output
+        self.remarks: list[Styled] = []  # lines always printed under the table (why a column is N/A)
+        self.legends: dict[str, Styled] = {}  # a line under the table for a column, while it is shown
 
     def add_row(self, *cells: Cell) -> None:
         for col, cell in zip(self.columns, cells, strict=False):
@@ -93,7 +95,9 @@ class FitTable(Table):
 
     def footer(self) -> list[Styled]:
         """The lines under the table: values of left-out columns that people copy, and what was left out."""
-        out = list(self.notes) if "MIG UUID" in self.dropped else []
+        out = list(self.remarks)
+        out += [line for column, line in self.legends.items() if column not in self.dropped]
+        out += self.notes if "MIG UUID" in self.dropped else []
         out += self.full if self.cut else []
         if self.dropped:
             out.append(Styled(f"(not shown at this width: {', '.join(self.dropped)}; --wide)", style="dim"))

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from typing import TextIO
 
-from gputui.core.model import ClusterSnapshot, GpuSnapshot, NodeResources, NodeSnapshot
+from gputui.core.model import ClusterSnapshot, GpuInstance, GpuSnapshot, NodeResources, NodeSnapshot
 from gputui.core.node_faults import fault_line
 from gputui.core.plain_text import sanitise
 from gputui.render.fit_table import FitTable, smi_table
@@ -95,10 +95,28 @@ def gpu_table(node: NodeSnapshot) -> FitTable:
     return t
 
 
+ACTIVITY = "Activity SM/DRAM"
+
+
+def _activity(gi: GpuInstance) -> Styled | str:
+    """'64%/29%': GPM's SM and DRAM activity of the instance's own slices."""
+    a = gi.activity
+    if a is None or a.sm_active is None and a.dram_active is None:
+        return NA
+    sm = NA if a.sm_active is None else f"{a.sm_active}%"
+    dram = NA if a.dram_active is None else f"{a.dram_active}%"
+    return f"{sm}/{dram}"
+
+
 def mig_table(node: NodeSnapshot) -> FitTable | None:
     rows: list[tuple[Styled | str, ...]] = []
     notes: list[Styled] = []  # the MIG UUIDs people copy, for when their column is left out
+    remarks: list[Styled] = []
+    # a column of GPM activity where a GPU has figures (nvidia-smi has none); a GPU without GPM says why once
+    with_activity = any(gi.activity is not None for g in node.gpus for gi in g.gpu_instances)
     for g in node.gpus:
+        if g.gpu_instances and g.activity_na:
+            remarks.append(Styled(f"GPU {g.index}: activity N/A: {sanitise(g.activity_na)}", "dim"))
         for gi in g.gpu_instances:
             placement = NA if gi.placement_start is None else f"{gi.placement_start}:{na(gi.placement_size)}"
             cis = gi.compute_instances or ()
@@ -113,6 +131,7 @@ def mig_table(node: NodeSnapshot) -> FitTable | None:
                         placement,
                         na(gi.sm_count),
                         _mem(gi.memory_used_mib, gi.memory_total_mib),
+                        *((_activity(gi),) if with_activity else ()),
                         Styled("(no compute instance)", "dim"),
                     )
                 )
@@ -127,12 +146,13 @@ def mig_table(node: NodeSnapshot) -> FitTable | None:
                         placement,
                         na(ci.sm_count),
                         _mem(gi.memory_used_mib, gi.memory_total_mib),
+                        *((_activity(gi),) if with_activity else ()),
                         na(ci.mig_uuid),
                     )
                 )
                 if ci.mig_uuid is not None:
                     r = rows[-1]
-                    notes.append(Styled(f"GPU {r[0]} GI {r[1]} CI {r[2]}: {r[8]}"))
+                    notes.append(Styled(f"GPU {r[0]} GI {r[1]} CI {r[2]}: {r[-1]}"))
     empty_mig = [str(g.index) for g in node.gpus if g.mig_mode_current and not g.gpu_instances]
     if not rows and not empty_mig:
         return None
@@ -146,14 +166,19 @@ def mig_table(node: NodeSnapshot) -> FitTable | None:
         "Placement",
         "SM",
         "Memory-Usage (GI, shared)",
+        *((ACTIVITY,) if with_activity else ()),
         "MIG UUID",
-        right=("GPU", "GI ID", "CI ID", "MIG Dev", "SM"),
+        right=("GPU", "GI ID", "CI ID", "MIG Dev", "SM", ACTIVITY),
     )
     t.notes = notes
+    t.remarks = remarks
+    if with_activity:
+        t.legends[ACTIVITY] = Styled("Activity: NVML GPM over the last interval, of each instance's own slices", "dim")
     for r in rows:
         t.add_row(*r)
     for idx in empty_mig:
-        t.add_row(idx, NA, NA, NA, Styled("MIG enabled, no GPU instances", style="yellow"), "", "", "", "")
+        blank = ("",) * (4 if with_activity else 3)
+        t.add_row(idx, NA, NA, NA, Styled("MIG enabled, no GPU instances", style="yellow"), *blank, "")
     return t
 
 

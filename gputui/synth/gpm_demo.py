@@ -63,7 +63,7 @@ def gpm_meta(seed: int = GPM_SEED) -> dict[str, object]:
         "synthetic": True,
         "generator": "python -m gputui.synth.gpm_demo",
         "seed": seed,
-        "description": "Synthetic H100 node in MIG mode with GPM activity per instance; one instance oversized and idle",
+        "description": "Synthetic H100 node in MIG mode with GPM activity per instance, one oversized and idle",
     }
 
 

@@ -88,8 +88,46 @@ def render_compact(title: str, series: list[Sample], end: float, width: int, p: 
     return Text("\n").join(out)
 
 
+def instance_lines(series: list[Sample], end: float, width: int, p: Palette) -> list[Text]:
+    """A sparkline per MIG instance of its SM activity (GPM, 0-100 % of its own slices), under a title line;
+    none when the samples carry no per-instance figures."""
+    last = series[-1].instances if series else ()
+    if not last:
+        return []
+    out = [Text.assemble(("SM activity per MIG instance", "bold"), ("  GPM, of each instance's own slices", p.muted))]
+    picks = [_instance_pick(gi) for gi, _, _ in last]
+    spark_w = max(1, width - 24)
+    for (gi, profile, now), values in zip(last, columns_of(series, picks, end, WINDOW_S, spark_w), strict=True):
+        label = f"GI {gi} {profile or 'N/A'}"[:16]
+        shown = "N/A" if now is None else f"{now:.0f}%"
+        line = Text.assemble((f"{label:<16}", "bold"), (f"{shown:>6} ", p.text))
+        line.append_text(sparkline(values, 100.0, p.level, p.lost, p.na))
+        out.append(line)
+    return out
+
+
+def _instance_pick(gi: int) -> Callable[[Sample], float | None]:
+    def pick(s: Sample) -> float | None:
+        for g, _, v in s.instances:
+            if g == gi:
+                return v
+        return None
+
+    return pick
+
+
 def render_graphs(title: str, series: list[Sample], end: float, width: int, height: int, p: Palette) -> Text:
-    """The four graphs of one GPU in ``width`` x ``height`` cells: two columns when there is room, else one."""
+    """The four graphs of one GPU in ``width`` x ``height`` cells: two columns when there is room, else one; under
+    them, on a MIG GPU with GPM figures, a sparkline per instance."""
+    extra = instance_lines(series, end, width, p)
+    if extra:
+        if height - len(extra) >= 12:
+            graphs = render_graphs(
+                title, [s._replace(instances=()) for s in series], end, width, height - len(extra), p
+            )
+            return Text("\n").join([graphs, *extra])
+        compact = render_compact(title, series, end, width, p)
+        return Text("\n").join([compact, *extra])
     cols = 2 if width >= 100 else 1
     rows = 4 // cols
     if (height - 1) // rows < 5:  # not even three lines of graph each: one line per metric

@@ -11,8 +11,10 @@ from rich.text import Text
 from textual.color import Color
 
 from gputui.core.model import GpuInstance, GpuSnapshot
+from gputui.core.plain_text import sanitise
 from gputui.ui.palette import PLAIN, Palette
 from gputui.ui.render.text_panel import TextPanel
+from gputui.ui.widgets.cells import percent_gauge
 
 if TYPE_CHECKING:
     from gputui.core.mig_profiles import GpuModel
@@ -119,6 +121,25 @@ def _ci_split(g: GpuInstance, span: int, p: Palette) -> Text:
     return t
 
 
+ACTIVITY_NOTE = "activity: GPM, of each instance's own slices (a busy 1g instance reads 100 %)"
+
+
+def _activity_line(g: GpuInstance, p: Palette) -> Text:
+    """'    SM ██▌░░  31%  DRAM █░░░░  12%  tensor ...' from the instance's GPM figures; N/A without them."""
+    t = Text("    ")
+    a = g.activity
+    if a is None:
+        t.append("activity N/A", style=p.na)
+        return t
+    for label, value in (("SM", a.sm_active), ("DRAM", a.dram_active), ("tensor", a.tensor_active)):
+        t.append(f"{label} ", style=p.muted)
+        t.append_text(percent_gauge(value, 8, p))
+        t.append("  ")
+    if a.sm_occupancy is not None:
+        t.append(f"occupancy {a.sm_occupancy}%", style=p.muted)
+    return t
+
+
 def _gi_line(g: GpuInstance, procs: int, p: Palette) -> Text:
     t = Text.assemble((f"GI {g.gi_id if g.gi_id is not None else 'N/A'} ", "bold"), (g.profile or "N/A", p.mig))
     if g.placement_start is None:
@@ -202,9 +223,19 @@ def render_mig(gpu: GpuSnapshot, width: int, p: Palette = PLAIN) -> Text:
     busy: dict[int | None, int] = {}
     for proc in gpu.processes:
         busy[proc.gi_id] = busy.get(proc.gi_id, 0) + 1
+    if gis and gpu.activity_na:  # said once for the GPU, not on every instance
+        out.append("\n")
+        out.append(f"activity N/A: {sanitise(gpu.activity_na)}", style=p.na)
+    shown = not gpu.activity_na and any(g.activity is not None for g in gis)  # a source without GPM: no line
+    if shown:
+        out.append("\n")
+        out.append(ACTIVITY_NOTE, style=p.muted)
     for g in sorted(gis, key=lambda g: (g.placement_start is None, g.placement_start or 0)):
         out.append("\n")
         out.append_text(_gi_line(g, busy.get(g.gi_id, 0) if g.gi_id is not None else 0, p))
+        if shown:
+            out.append("\n")
+            out.append_text(_activity_line(g, p))
     if model is not None:
         out.append("\n")
         out.append_text(_fits_line(model, gis, p))
@@ -216,7 +247,7 @@ def _mig_key(gpu: GpuSnapshot | None) -> object:
     if gpu is None:
         return None
     gis = tuple((p.gi_id, p.ci_id) for p in gpu.processes) if gpu.mig_enabled else ()
-    return (gpu.name, gpu.mig_mode_current, gpu.mig_mode_pending, gpu.gpu_instances, gis)
+    return (gpu.name, gpu.mig_mode_current, gpu.mig_mode_pending, gpu.gpu_instances, gis, gpu.activity_na)
 
 
 class MigLayout(TextPanel):
