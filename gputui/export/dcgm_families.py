@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from gputui.core.mig_profiles import model_for
-from gputui.core.model import Activity, GpuInstance, GpuSnapshot, activity_of_gpu
+from gputui.core.model import Activity, GpuInstance, GpuSnapshot
 from gputui.export.rows import GpuRow
 from gputui.export.text_format import Family
 
@@ -101,9 +101,11 @@ def prof_families(rows: list[GpuRow]) -> Iterator[Family]:
                 for text in row.texts:
                     add(f"{text} {v}")
             for inst in row.instances:
-                a = inst.gi.activity
-                whole = activity_of_gpu(a, *instance_slices(row.gpu, inst.gi)) if a is not None else None
-                iv = ratio(whole, field)
+                own = ratio(inst.gi.activity, field)
+                slices, gpu_slices = instance_slices(row.gpu, inst.gi)
+                if own is None or not slices or not gpu_slices:
+                    continue
+                iv = round(own * slices / gpu_slices, 4)
                 if iv is not None:
                     for text in inst.texts:
                         add(f"{text} {iv}")
