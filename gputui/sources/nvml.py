@@ -12,12 +12,12 @@ import contextlib
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from gputui.core.errors import NvmlUnavailable
-from gputui.core.model import Activity, ClusterSnapshot, GpuInstance, GpuSnapshot, NodeSnapshot
+from gputui.core.model import Activity, ClusterSnapshot, GpuInstance, GpuSnapshot, MpsDaemon, NodeSnapshot
 from gputui.procfs.host_resources import HostResources, usable_cpus
 from gputui.procfs.mps_detect import MpsScan, MpsScanner
 from gputui.procfs.proc_info import ProcInfo, user_name
@@ -47,6 +47,7 @@ class _Gpu:
     mig_mode: bool | None = None
     lost: bool = False
     last: GpuSnapshot | None = None
+    util_seen: int = 0  # the newest per-process utilisation sample read (µs), asked for newer ones next time
 
 
 def load_nvml() -> Any:
@@ -233,6 +234,9 @@ class NvmlSource:
         procs = read_processes(c, i, h, self.proc, self._mig(i, st).devices if mig_current else None)
         mig_uuids = tuple(ci.mig_uuid for gi in gis for ci in gi.compute_instances if ci.mig_uuid)
         reading = readings[-1] if readings else None
+        mps = mps_for_gpu(scan, i, st.uuid, mig_uuids, procs.compute_pids, procs.clients or ())
+        if mps is not None and mps.clients:
+            mps = self._client_util(i, st, h, mps)
         return GpuSnapshot(
             index=i,
             uuid=st.uuid,
@@ -255,11 +259,24 @@ class NvmlSource:
             mig_mode_current=mig_current,
             mig_mode_pending=None if mig is None else bool(mig[1]),
             gpu_instances=gis,
-            mps=mps_for_gpu(scan, i, st.uuid, mig_uuids, procs.compute_pids, procs.clients or ()),
+            mps=mps,
             processes=procs.processes,
             activity=None if reading is None else reading.gpu,
             activity_na=None if reading is None else reading.na,
         )
+
+    def _client_util(self, i: int, st: _Gpu, h: Any, mps: MpsDaemon) -> MpsDaemon:
+        """Each MPS client's SM utilisation since the last poll (nvmlDeviceGetProcessUtilization lists the
+        processes that ran since the time it is given: a client it does not list ran no kernel, 0 %)."""
+        samples = self.calls("nvmlDeviceGetProcessUtilization", i, h, st.util_seen)
+        if samples is None:
+            return mps
+        sm: dict[int, int] = {}
+        for s in samples:
+            sm[s.pid] = max(sm.get(s.pid, 0), int(s.smUtil))
+            st.util_seen = max(st.util_seen, int(s.timeStamp))
+        clients = tuple(replace(c, sm_util=min(100, sm.get(c.pid, 0))) for c in mps.clients)
+        return replace(mps, clients=clients)
 
     def close(self) -> None:
         for st in self._gpus.values():

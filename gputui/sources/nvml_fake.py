@@ -341,6 +341,21 @@ class FakeNvml:
     def _mps(self, h: Handle) -> list[SimpleNamespace]:
         return self._procs(h, "M")
 
+    @_nvml("nvmlDeviceGetProcessUtilization")
+    def _process_util(self, h: Handle, last_seen: int) -> list[SimpleNamespace]:
+        """Samples of the MPS clients whose ``sm_util`` the snapshot has and is above 0 (NVML lists only
+        processes that ran since ``last_seen``); NotSupported when the snapshot has no such figure."""
+        mps = self._gpu(h).mps
+        known = [c for c in (mps.clients if mps else ()) if c.sm_util is not None]
+        if not known:
+            raise _na()
+        stamp = int(last_seen) + 1_000_000
+        return [
+            SimpleNamespace(pid=c.pid, timeStamp=stamp, smUtil=c.sm_util, memUtil=0, encUtil=0, decUtil=0)
+            for c in known
+            if c.sm_util
+        ]
+
     # -- MIG -----------------------------------------------------------------------------------
     def _mig_on(self, h: Handle) -> GpuSnapshot:
         g = self._gpu(h)

@@ -30,7 +30,7 @@ DEFAULT_OUT = Path("fixtures/recording/h100-mig-gpm.gtrec")
 H100 = "NVIDIA H100 80GB HBM3"
 TRAIN = LoadProfile(mean_util=93, mem_mib=17_000, jitter=2.5, ramp_s=20)
 INFER = LoadProfile(mean_util=60, mem_mib=7_000, jitter=4.0, ramp_s=10, mem_growth=0.0)
-SMALL = LoadProfile(mean_util=1.5, mem_mib=8_900, jitter=0.8, ramp_s=25, mem_growth=0.0)
+SMALL = LoadProfile(mean_util=1.0, mem_mib=8_900, jitter=0.3, ramp_s=25, mem_growth=0.0)
 WHOLE = LoadProfile(mean_util=88, mem_mib=60_000, jitter=3.0, ramp_s=30)
 
 

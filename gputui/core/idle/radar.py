@@ -30,7 +30,7 @@ class IdleRow:
     util_now: int | None  # the unit's reading now (a bound for a part of a GPU)
     util_max: int | None  # the highest reading of the quiet run
     gpu_util: int | None  # the GPU's own utilisation now
-    basis: str | None  # 'gpu' (the unit's own figure) or 'gpu-bound' (the GPU's, bounding a part of it)
+    basis: str | None  # 'gpu' (the unit's own), 'gpu-bound' (the GPU's, bounding a part), 'gpm', 'process'
 
     @property
     def node(self) -> str:

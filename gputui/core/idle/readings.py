@@ -15,9 +15,12 @@ from typing import NamedTuple
 from gputui.core.idle.holdings import Holder, UnitKey
 from gputui.core.model import GpuSnapshot
 
-#: How a reading was obtained: the GPU's own figure, or the GPU's figure as a bound on a part of it.
+#: How a reading was obtained: the GPU's own figure, the GPU's figure as a bound on a part of it, the MIG
+#: instance's own GPM SM activity, or the MPS clients' per-process SM utilisation.
 EXACT = "gpu"
 BOUND = "gpu-bound"
+GPM = "gpm"
+PROCESS = "process"
 
 
 class Reading(NamedTuple):
@@ -45,6 +48,18 @@ def _share_memory(gpu: GpuSnapshot, pids: tuple[int, ...]) -> int | None:
     return sum(found) if found else None
 
 
+def _share_sm(gpu: GpuSnapshot, pids: tuple[int, ...]) -> int | None:
+    """The SM utilisation of a share's MPS clients added up; None unless every one of its pids has a figure."""
+    mps = gpu.mps
+    if not pids or mps is None:
+        return None
+    figures = {c.pid: c.sm_util for c in mps.clients}
+    values = [figures.get(pid) for pid in pids]
+    if any(v is None for v in values):
+        return None
+    return sum(v for v in values if v is not None)
+
+
 def read_unit(key: UnitKey, holder: Holder, gpu: GpuSnapshot | None, threshold: int) -> Reading:
     """The unit's utilisation (per cent) as far as it is known, and the memory it holds (MiB)."""
     if gpu is None or gpu.lost:
@@ -57,8 +72,13 @@ def read_unit(key: UnitKey, holder: Holder, gpu: GpuSnapshot | None, threshold: 
         memory = gi.memory_used_mib if gi is not None else None
         if gi is None:
             return Reading(None, None, None)  # the instance is gone: nothing to judge
+        if gi.activity is not None and gi.activity.sm_active is not None:
+            return Reading(gi.activity.sm_active, GPM, memory, util)
     else:
         memory = _share_memory(gpu, holder.pids)
+        sm = _share_sm(gpu, holder.pids)
+        if sm is not None:
+            return Reading(sm, PROCESS, memory, util)
     if util is None or util >= threshold:
         return Reading(None, None, memory, util)
     return Reading(util, BOUND, memory, util)
