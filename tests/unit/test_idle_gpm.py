@@ -88,8 +88,9 @@ class Clock:
 
 def test_live_fake_nvml_feeds_the_radar_per_instance_and_per_client() -> None:
     """H100 in MIG mode (GPM) and an A100 under MPS with per-process samples, polled once a minute."""
+    busy = Activity(97, 60, 40, 70)
     gis = (GpuInstance(1, "3g.40gb", memory_total_mib=40448, memory_used_mib=9000, activity=Activity(1, 0, 0, 0)),
-           GpuInstance(2, "3g.40gb", memory_total_mib=40448, memory_used_mib=30000, activity=Activity(97, 60, 40, 70)))  # fmt: skip
+           GpuInstance(2, "3g.40gb", memory_total_mib=40448, memory_used_mib=30000, activity=busy))  # fmt: skip
     h100 = GpuSnapshot(0, "GPU-h", "NVIDIA H100 80GB HBM3", mig_mode_current=True, mig_mode_pending=True,
                        memory_total_mib=81559, memory_used_mib=39000, gpu_instances=gis)  # fmt: skip
     clients = (MpsClient(201, 50, 3000, sm_util=0), MpsClient(202, 50, 3000, sm_util=70))
