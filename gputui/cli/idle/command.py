@@ -39,6 +39,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     )  # fmt: skip
     p.add_argument("--interval", metavar="SECONDS", default="1", help="for a live source: seconds between polls")
     p.add_argument("--no-jobs", action="store_true", help="do not open the job queue (holders from processes only)")
+    p.add_argument(
+        "--advise", action="store_true", help="also say, for each held whole GPU or MIG instance watched for a "
+        "window, the smaller unit that would have served it (peak memory and SM activity), as a Slurm request",
+    )  # fmt: skip
     add_fields_option(p)
     add_telemetry_option(p)
     p.set_defaults(run=run)
@@ -79,6 +83,12 @@ def run(args: argparse.Namespace) -> int:
     source = opened.source
     notes = [opened.notice] if opened.notice else []
     watch = RadarWatch(threshold, window)
+    sizing = None
+    if args.advise:
+        from gputui.core.idle.advice import Sizing
+
+        sizing = Sizing()
+        watch.observer = sizing.observe
     try:
         if isinstance(source, ReplaySource):
             verdict, at = _on_recording(source, watch, args.at, window, lookback, notes)
@@ -90,12 +100,59 @@ def run(args: argparse.Namespace) -> int:
         notes.append(warning)
     for note in notes:
         print(f"gputui: {note}", file=sys.stderr)
+    advice = sizing.advice(window) if sizing is not None else None
     if args.json:
-        sys.stdout.write(json.dumps(_data(verdict, at, source.description, watch), indent=1) + "\n")
+        data = _data(verdict, at, source.description, watch)
+        if advice is not None:
+            data["advice"] = [_advice_data(a) for a in advice]
+        sys.stdout.write(json.dumps(data, indent=1) + "\n")
     else:
         for line in _lines(verdict, watch):
             print(line)
+        if advice is not None:
+            for line in _advice_lines(advice, window):
+                print(line)
     return 0
+
+
+def _advice_lines(advice: Sequence[Any], window: float) -> list[str]:
+    from gputui.core.idle.advice import advice_line
+    from gputui.core.plain_text import sanitise
+    from gputui.dashboard.radar.rows import duration_text
+
+    watched = list(advice)
+    if not watched:
+        return [f"advice: no held GPU or MIG instance was watched for {duration_text(window)} with its activity known"]
+    lines = ["", "right-sizing (peak memory and SM activity while held; headroom 25 % SM, 10 % memory):"]
+    lines += ["  " + sanitise(advice_line(a, duration_text(a.watched_s))) for a in watched]
+    smaller = [a for a in watched if a.suggest]
+    if smaller:
+        slices = sum(a.freed_compute_slices for a in smaller)
+        mib = sum(a.freed_memory_mib for a in smaller)
+        lines.append(f"  asking for these would have left {slices} compute slice{'s' if slices != 1 else ''} and "
+                     f"{mib / 1024:.1f} GiB free for other jobs")  # fmt: skip
+    return lines
+
+
+def _advice_data(a: Any) -> dict[str, Any]:
+    return {
+        "node": a.key.node,
+        "gpu": a.key.gpu,
+        "unit": a.key.kind,
+        "unit_ref": a.key.ref or None,
+        "job": a.holder.job_id,
+        "user": a.holder.user,
+        "held": a.held,
+        "watched_s": a.watched_s,
+        "peak_memory_mib": a.peak_memory_mib,
+        "peak_sm_percent": a.peak_sm,
+        "sm_basis": a.basis,
+        "suggest": a.suggest,
+        "mps_percent": a.mps_percent,
+        "slurm": a.slurm,
+        "freed_compute_slices": a.freed_compute_slices,
+        "freed_memory_mib": a.freed_memory_mib,
+    }
 
 
 def _on_recording(

@@ -4,7 +4,7 @@ records change, the recording's jobs only when an event comes)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from gputui.core.idle import (
@@ -58,6 +58,8 @@ class RadarWatch:
         self._sources: tuple[object, object] = (None, None)
         self._known: dict[UnitKey, Holder] = {}
         self._held: frozenset[tuple[str, int]] = frozenset()
+        # told each frame with the holdings it was judged on (gputui idle --advise sizes the held units)
+        self.observer: Callable[[ClusterSnapshot, dict[UnitKey, Holder]], None] | None = None
 
     @property
     def threshold(self) -> int:
@@ -92,4 +94,6 @@ class RadarWatch:
         procs = process_holdings(snap, self._held, self._holders)
         holdings = merge_holdings(self._known, procs) if procs else self._known
         self.last = self.radar.step(snap, holdings)
+        if self.observer is not None:
+            self.observer(snap, holdings)
         return self.last
