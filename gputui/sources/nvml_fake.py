@@ -154,7 +154,7 @@ class FakeNvml:
         if impl is None or name in self.__dict__.get("removed", ()):
             raise AttributeError(name)
 
-        def call(*args: Any) -> Any:
+        def answer(*args: Any) -> Any:
             self.calls[name] += 1
             gpu = self._gpu_of(name, args)
             mig = bool(args) and type(args[0]) is Handle and args[0].mig is not None
@@ -169,11 +169,14 @@ class FakeNvml:
                         raise pynvml.NVMLError(r.error)
             if not self.initialised and name != "nvmlInit":
                 raise pynvml.NVMLError(pynvml.NVML_ERROR_UNINITIALIZED)
+            return impl(self, *args)
+
+        def call(*args: Any) -> Any:
             if not self.timed:
-                return impl(self, *args)
+                return answer(*args)
             t0 = time.perf_counter()
             try:
-                return impl(self, *args)
+                return answer(*args)
             finally:
                 self.seconds += time.perf_counter() - t0
 

@@ -50,6 +50,8 @@ class _Unit:
     primed: bool = False
     fresh_at: int | None = None  # the samples' addresses, as the metrics request takes them
     older_at: int | None = None
+    na_key: tuple[str, int | None] = ("gpm", None)  # what NvmlCalls remembers a lasting N/A of this unit by
+    last: Activity | None = None  # the previous figures, handed out again while they stay the same
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +72,7 @@ class GpmReader:
         self.gpu_name = gpu_name
         self._model = model_for(gpu_name)
         self._gpu_slices = self._model.compute_slices if self._model else 0
+        self._slice_counts: dict[str | None, int] = {}
         self.supported: bool | None = None  # asked on the first read
         self.reason: str | None = None
         self._units: dict[int | None, _Unit] = {}  # None: the whole GPU; else a GPU instance id
@@ -106,8 +109,11 @@ class GpmReader:
         return GpmReading(activity_of_instances(parts, self._gpu_slices), instances, self.reason)
 
     def _slices(self, profile: str | None) -> int:
-        p = self._model.profile(profile) if self._model and profile else None
-        return p.compute_slices if p else 0
+        known = self._slice_counts.get(profile)
+        if known is None:
+            p = self._model.profile(profile) if self._model and profile else None
+            known = self._slice_counts[profile] = p.compute_slices if p else 0
+        return known
 
     def close(self) -> None:
         for u in self._units.values():
@@ -152,31 +158,34 @@ class GpmReader:
             if fresh is None or older is None:
                 self._refuse(f"GPM: {c.last_error or 'no sample buffer'}")
                 return None
-            u = self._units[key] = _Unit(fresh, older, False, _address(fresh), _address(older))
-        if c(fn, i, handle, *args, u.fresh, key=("gpm", key)) is None:
+            u = self._units[key] = _Unit(fresh, older, False, _address(fresh), _address(older), ("gpm", key))
+        if c(fn, i, handle, *args, u.fresh, key=u.na_key) is None:
             u.primed = False
-            if c.is_na(fn, i, ("gpm", key)) and key not in self._refused:  # refused for good: say why once
+            if c.is_na(fn, i, u.na_key) and key not in self._refused:  # refused for good: say why once
                 why = self._refused[key] = f"GPM: {c.last_error or 'not available'}"
                 if key is None:
                     self._refuse(why)
                 elif self.reason is None and len(self._refused) < len(self._units):
                     self.reason = f"{why} (GPU instance {key})"
             return None
-        out = self._metrics(u.older_at, u.fresh_at) if u.primed else None
+        out = self._metrics(u.older_at, u.fresh_at, u.last) if u.primed else None
         u.fresh, u.older, u.primed = u.older, u.fresh, True
         u.fresh_at, u.older_at = u.older_at, u.fresh_at
+        u.last = out
         return out
 
-    def _metrics(self, older: int | None, newer: int | None) -> Activity | None:
+    def _metrics(self, older: int | None, newer: int | None, last: Activity | None) -> Activity | None:
         if self._request is None:
             self._prepare()
         self._sample1.value = older
         self._sample2.value = newer
         if self.calls("nvmlGpmMetricsGet", self.gpu, self._request) is None:
             return None
-        values = [round(m.value) if m.nvmlReturn == NVML_SUCCESS else None for m in self._slots]
+        values = tuple(round(m.value) if m.nvmlReturn == NVML_SUCCESS else None for m in self._slots)
         if values.count(None) == len(values):
             return None
+        if last is not None and values == (last.sm_active, last.sm_occupancy, last.dram_active, last.tensor_active):
+            return last  # the same object: whatever compares snapshots finds it unchanged at once
         return Activity(*values)
 
     def _prepare(self) -> None:
