@@ -150,3 +150,17 @@ def test_the_profiling_names_are_dcgm_exporters_gauges() -> None:
     for name in ("DCGM_FI_PROF_SM_ACTIVE", "DCGM_FI_PROF_SM_OCCUPANCY", "DCGM_FI_PROF_DRAM_ACTIVE",
                  "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE"):  # fmt: skip
         assert known[name] == "gauge"
+
+
+def test_mps_clients_show_their_sm_share_where_nvml_gives_it() -> None:
+    from gputui.core.model import MpsClient, MpsDaemon
+    from gputui.ui.widgets.mps_view import render_mps
+
+    clients = (
+        MpsClient(101, 50, 2000, "bob", "python a.py", sm_util=0),
+        MpsClient(102, 50, 3000, "al", "b.py", sm_util=71),
+    )
+    text = render_mps(GpuSnapshot(0, memory_total_mib=80000, mps=MpsDaemon(True, 1, 2, clients=clients))).plain
+    assert "SM   0%" in text and "SM  71%" in text
+    plain = tuple(replace(c, sm_util=None) for c in clients)
+    assert "SM " not in render_mps(GpuSnapshot(0, mps=MpsDaemon(True, 1, 2, clients=plain))).plain

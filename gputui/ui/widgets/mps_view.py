@@ -31,6 +31,8 @@ def render_mps(gpu: GpuSnapshot, p: Palette = PLAIN, width: int = 100) -> Text:
         return t
     threads = [c.active_thread_percentage for c in mps.clients]
     mems = [c.memory_used_mib for c in mps.clients]
+    # each client's SM share where NVML gives per-process utilisation (a column only then: most sources have none)
+    with_sm = any(c.sm_util is not None for c in mps.clients)
     for c in mps.clients:
         t.append(f"\n  {c.pid:>7} ", style=p.text)
         t.append(f"{(c.user or 'N/A'):<10.10} ", style=p.text if c.user else p.na)
@@ -39,11 +41,16 @@ def render_mps(gpu: GpuSnapshot, p: Palette = PLAIN, width: int = 100) -> Text:
             t.append("N/A threads ", style=p.na)
         else:
             t.append(f"{pct:>3d}% threads ", style=p.text)
+        if with_sm:
+            if c.sm_util is None:
+                t.append("SM  N/A ", style=p.na)
+            else:
+                t.append(f"SM {c.sm_util:>3d}% ", style=p.text)
         if mem is None:
             t.append("    N/A MiB ", style=p.na)
         else:
             t.append(f"{mem:>7} MiB ", style=p.text)
-        room = max(0, width - 47)  # what the pid, user, threads and memory fields leave
+        room = max(0, width - 47 - (8 if with_sm else 0))  # what the pid, user, threads, SM and memory fields leave
         command = c.command or ""
         t.append(command if len(command) <= room else command[: max(0, room - 1)] + "…", style=p.muted)
     known_threads = [x for x in threads if x is not None]
