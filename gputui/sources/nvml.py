@@ -159,8 +159,7 @@ class NvmlSource:
 
     def _drop_gpm(self, st: _Gpu) -> None:
         if st.gpm is not None:
-            with contextlib.suppress(GpuLost):
-                st.gpm.close()
+            st.gpm.close()
             st.gpm = None
 
     def _gpu(self, i: int, scan: MpsScan | None) -> GpuSnapshot:
@@ -181,7 +180,7 @@ class NvmlSource:
         st.lost, st.handle = True, None
         self.calls.forget(i)
         st.mig = None
-        st.gpm = None  # its samples went with the GPU
+        self._drop_gpm(st)  # asked again (support, samples) when it is back
         total = st.last.memory_total_mib if st.last is not None else None
         return GpuSnapshot(i, st.uuid, st.name, st.pci_bus_id, memory_total_mib=total, lost=True)
 

@@ -75,6 +75,7 @@ class NvmlCalls:
         self.nvml = nvml
         self.count = 0  # NVML calls made, for the benchmark
         self.last_error: str | None = None  # why the latest call that gave N/A did (NVML's words)
+        self._why: dict[tuple[str, int | None, Hashable], str] = {}  # why each lasting N/A is one
         self._na: set[tuple[str, int | None, Hashable]] = set()
         self._logged: set[tuple[str, int | None]] = set()
         self._variant: dict[tuple[str, ...], str] = {}
@@ -124,9 +125,14 @@ class NvmlCalls:
         """Whether ``name`` on ``gpu`` gave a lasting N/A (NotSupported, NoPermission), so is not asked again."""
         return (name, gpu, key) in self._na or (name, None, None) in self._na
 
+    def why(self, name: str, gpu: int | None, key: Hashable = None) -> str | None:
+        """NVML's words for a lasting N/A of ``name`` on ``gpu`` (or of the function everywhere), if it is one."""
+        return self._why.get((name, gpu, key)) or self._why.get((name, None, None))
+
     def forget(self, gpu: int | None) -> None:
         """Ask everything again for ``gpu`` (it came back, or its MIG mode changed)."""
         self._na = {k for k in self._na if k[1] != gpu}
+        self._why = {k: v for k, v in self._why.items() if k[1] != gpu}
         self._logged = {k for k in self._logged if k[1] != gpu}
 
     # ---------------------------------------------------------------------------------------
@@ -153,6 +159,7 @@ class NvmlCalls:
                 return self._absent(name, str(e), quiet_absent)
             if code in STABLE_NA:
                 self._na.add((name, gpu, key))
+                self._why[(name, gpu, key)] = str(e)
             self.last_error = str(e)
             self._note(name, gpu, str(e))
             return None
@@ -160,6 +167,7 @@ class NvmlCalls:
 
     def _absent(self, name: str, why: str, quiet: bool) -> Any:
         self._na.add((name, None, None))  # missing from the library or the driver: no GPU has it
+        self._why[(name, None, None)] = why
         self.last_error = why
         if not quiet:
             self._note(name, None, why)

@@ -11,6 +11,7 @@ Figures of a MIG instance come from ``nvmlGpmMigSampleGet`` and are of the insta
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -136,7 +137,7 @@ class GpmReader:
             self._refuse("GPM needs the C library, which is not loaded")
             return
         if support is None:
-            self._refuse(f"GPM: {c.last_error or 'not available'}")
+            self._refuse(f"GPM: {c.why('nvmlGpmQueryDeviceSupport', self.gpu) or c.last_error or 'not available'}")
         elif not support.isSupportedDevice:
             self._refuse(f"no GPM on {self.gpu_name or 'this GPU'} (it needs Hopper or newer)")
         elif getattr(c.nvml, "c_nvmlGpmMetricsGet_t", None) is None:
@@ -156,13 +157,13 @@ class GpmReader:
             fresh = c("nvmlGpmSampleAlloc", i)
             older = c("nvmlGpmSampleAlloc", i) if fresh is not None else None
             if fresh is None or older is None:
-                self._refuse(f"GPM: {c.last_error or 'no sample buffer'}")
+                self._refuse(f"GPM: {c.why('nvmlGpmSampleAlloc', i) or c.last_error or 'no sample buffer'}")
                 return None
             u = self._units[key] = _Unit(fresh, older, False, _address(fresh), _address(older), ("gpm", key))
         if c(fn, i, handle, *args, u.fresh, key=u.na_key) is None:
             u.primed = False
             if c.is_na(fn, i, u.na_key) and key not in self._refused:  # refused for good: say why once
-                why = self._refused[key] = f"GPM: {c.last_error or 'not available'}"
+                why = self._refused[key] = f"GPM: {c.why(fn, i, u.na_key) or c.last_error or 'not available'}"
                 if key is None:
                     self._refuse(why)
                 elif self.reason is None and len(self._refused) < len(self._units):
@@ -205,5 +206,7 @@ class GpmReader:
         self._sample2 = ctypes.c_void_p.from_buffer(mg, cls.sample2.offset)
 
     def _free(self, u: _Unit) -> None:
+        """Give the unit's samples back; a driver that stopped answering keeps them (nothing more can be done)."""
         for s in (u.fresh, u.older):
-            self.calls("nvmlGpmSampleFree", self.gpu, s)
+            with contextlib.suppress(GpuLost):
+                self.calls("nvmlGpmSampleFree", self.gpu, s)

@@ -161,8 +161,8 @@ def test_a_lost_gpu_asks_again_when_it_is_back_and_close_frees_every_sample(fram
     polls(src, clock, 2)
     fake.fail(None, gpu=0, error=pynvml.NVML_ERROR_GPU_IS_LOST)
     assert polls(src, clock, 1)[0][0].lost
+    assert len(fake.gpm.samples) == 2 * 2  # GPU 0's given back, GPU 1's two instances' kept
     fake.heal(None, gpu=0)
-    fake.gpm.samples.clear()  # a lost GPU's samples are gone with it
     back = polls(src, clock, 2)
     assert back[1][0].gpu_instances[0].activity == BUSY
     assert fake.calls["nvmlGpmQueryDeviceSupport"] == 3
@@ -212,3 +212,16 @@ def test_activity_round_trips_through_json_and_older_data_loads():
             del gid["activity"]
     loaded = from_data(ClusterSnapshot, old)
     assert loaded.nodes[0].gpus[0].activity is None and loaded.nodes[0].gpus[0].gpu_instances[0].activity is None
+
+
+def test_a_refusal_keeps_its_reason_after_a_mig_mode_change(frame):
+    """Asked once: after the reader is made again (MIG mode changed) the lasting N/A is not asked again, and its
+    reason is still NVML's words, not another call's."""
+    node = frame.node("node03")
+    fake, src, clock = make(node)
+    fake.fail("nvmlGpmQueryDeviceSupport", gpu=0, error=pynvml.NVML_ERROR_NO_PERMISSION)
+    first = polls(src, clock, 1)[0][0]
+    g = node.gpus[0]
+    fake.load(replace(node, gpus=(replace(g, mig_mode_current=False, gpu_instances=(), processes=()), node.gpus[1])))
+    again = polls(src, clock, 2)
+    assert first.activity_na == again[1][0].activity_na == "GPM: Insufficient Permissions"
