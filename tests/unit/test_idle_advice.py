@@ -78,9 +78,12 @@ def test_idle_advise_on_the_h100_fixture_recommends_the_smaller_instance(capsys)
     assert "a 1g.10gb instance would have served" in line and "--gres=gpu:1g.10gb:1" in line
     assert "job 63003 (carol) held a 1g.10gb" in out and "the right size" in out
     assert "left 2 compute slices and 29.8 GiB free" in out
+    # the 1g.10gb placed inside the 3g.40gb's slots 4-7 where a 2g.20gb can still start (at 4): exact placements
+    assert "hopper01 GPU 0: room for 1g.10gb, 1g.20gb, 2g.20gb (now: nothing)" in out
     assert main(["idle", str(GPM), "--advise", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert [i["unit_ref"] for i in data["idle"]] == ["1"] and data["idle"][0]["util_basis"] == "gpm"
+    assert data["room"] == [{"node": "hopper01", "gpu": 0, "now": [], "then": ["1g.10gb", "1g.20gb", "2g.20gb"]}]
     bob = next(a for a in data["advice"] if a["job"] == "63001")
     assert (bob["held"], bob["suggest"], bob["slurm"], bob["sm_basis"]) == (
         "3g.40gb", "1g.10gb", "--gres=gpu:1g.10gb:1", "gpm")  # fmt: skip

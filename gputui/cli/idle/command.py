@@ -104,19 +104,23 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         data = _data(verdict, at, source.description, watch)
         if advice is not None:
+            from gputui.core.idle.advice import room_after
+
             data["advice"] = [_advice_data(a) for a in advice]
+            rooms = room_after(verdict.snapshot, advice) if verdict.snapshot is not None else []
+            data["room"] = [{"node": r.node, "gpu": r.gpu, "now": list(r.now), "then": list(r.then)} for r in rooms]
         sys.stdout.write(json.dumps(data, indent=1) + "\n")
     else:
         for line in _lines(verdict, watch):
             print(line)
         if advice is not None:
-            for line in _advice_lines(advice, window):
+            for line in _advice_lines(advice, window, verdict.snapshot):
                 print(line)
     return 0
 
 
-def _advice_lines(advice: Sequence[Any], window: float) -> list[str]:
-    from gputui.core.idle.advice import advice_line
+def _advice_lines(advice: Sequence[Any], window: float, snap: ClusterSnapshot | None) -> list[str]:
+    from gputui.core.idle.advice import advice_line, room_after
     from gputui.core.plain_text import sanitise
     from gputui.dashboard.radar.rows import duration_text
 
@@ -131,6 +135,10 @@ def _advice_lines(advice: Sequence[Any], window: float) -> list[str]:
         mib = sum(a.freed_memory_mib for a in smaller)
         lines.append(f"  asking for these would have left {slices} compute slice{'s' if slices != 1 else ''} and "
                      f"{mib / 1024:.1f} GiB free for other jobs")  # fmt: skip
+    for r in room_after(snap, list(advice)) if snap is not None else ():
+        now = ", ".join(r.now) or "nothing"
+        then = ", ".join(r.then) or "nothing"
+        lines.append(f"  {sanitise(r.node)} GPU {r.gpu}: room for {then} (now: {now}), by the MIG placement tables")
     return lines
 
 

@@ -190,3 +190,64 @@ def advice_line(a: Advice, duration: str) -> str:
     requests = [f"--gres=gpu:{a.suggest}:1"] if a.suggest else []
     requests += [f"--gres=mps:{a.mps_percent}"] if a.mps_percent is not None else []
     return f"{head}: {' or '.join(options)} would have served  ({' | '.join(requests)})"
+
+
+@dataclass(frozen=True, slots=True)
+class Room:
+    """What could be created on one MIG GPU now, and had its advised instances been the smaller profile."""
+
+    node: str
+    gpu: int
+    now: tuple[str, ...]  # MIG profiles with a free placement now
+    then: tuple[str, ...]  # the same with the smaller instances
+
+
+def _mask(start: int, size: int) -> int:
+    return ((1 << size) - 1) << start
+
+
+def _fits(model: GpuModel, used: int) -> tuple[str, ...]:
+    return tuple(p.name for p in model.profiles if not p.name.endswith("+me") and model.free_placements(p, used))
+
+
+def _gain(model: GpuModel, used: int) -> tuple[int, int]:
+    """How good a layout is for what comes next: the largest creatable profile's slices, then how many fit."""
+    fits = _fits(model, used)
+    return max((p.compute_slices for p in model.profiles if p.name in fits), default=0), len(fits)
+
+
+def room_after(snap: ClusterSnapshot, advice: list[Advice]) -> list[Room]:
+    """Per MIG GPU with advice: the profiles that fit now and those that would fit had each advised instance been
+    its suggestion, placed inside its old slots where the largest profile can then be created (the MIG tables'
+    placements, exactly: a share of slices that no placement allows is no room)."""
+    by_gpu: dict[tuple[str, int], list[Advice]] = {}
+    for a in advice:
+        if a.key.kind == "mig" and a.suggest:
+            by_gpu.setdefault((a.key.node, a.key.gpu), []).append(a)
+    out = []
+    for n in snap.nodes:
+        for g in n.gpus:
+            todo = by_gpu.get((n.name, g.index))
+            model = model_for(g.name)
+            if not todo or model is None:
+                continue
+            placed = [gi for gi in g.gpu_instances if gi.placement_start is not None and gi.placement_size]
+            used = 0
+            for gi in placed:
+                used |= _mask(gi.placement_start or 0, gi.placement_size or 0)
+            then = used
+            for a in todo:
+                old = next((x for x in placed if str(x.gi_id) == a.key.ref), None)
+                small = model.profile(a.suggest or "")
+                if old is None or small is None:
+                    continue
+                start, size = old.placement_start or 0, old.placement_size or 0
+                rest = then & ~_mask(start, size)
+                inside = [s for s, sz in small.placements if s >= start and s + sz <= start + size]
+                if not inside:
+                    continue
+
+                chosen = max(inside, key=lambda s: _gain(model, rest | small.placement_mask(s)))
+                then = rest | small.placement_mask(chosen)
+            out.append(Room(n.name, g.index, _fits(model, used), _fits(model, then)))
+    return out
