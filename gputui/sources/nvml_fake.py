@@ -117,6 +117,7 @@ class FakeNvml:
         if previous is not None:
             self.gpm.advance(previous)
         self.gpm.capable.clear()
+        self.gpm.instances.clear()
         self.node = normalise_node(node)
         self._gi_handles: dict[int, tuple[int, GpuInstance]] = {}
         self._profiles = {g.index: profiles_for(g) for g in self.node.gpus}

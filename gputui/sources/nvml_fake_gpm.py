@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import pynvml
 
 from gputui.core.mig_profiles import model_for
-from gputui.core.model import Activity, GpuSnapshot, NodeSnapshot, activity_of_instances
+from gputui.core.model import Activity, GpuInstance, GpuSnapshot, NodeSnapshot, activity_of_instances
 from gputui.sources.nvml_fake_layout import gi_slices
 
 if TYPE_CHECKING:
@@ -38,6 +38,7 @@ METRICS = {
     pynvml.NVML_GPM_METRIC_ANY_TENSOR_UTIL: "tensor_active",
 }
 _FIELDS = tuple(METRICS.values())
+_INDEX = {metric: _FIELDS.index(name) for metric, name in METRICS.items()}
 _BASE_ADDRESS = 0x7F0000000000  # where the fake's sample handles point; never dereferenced
 
 Unit = tuple[int, int | None]  # (GPU index, GPU instance id or None for the whole GPU)
@@ -49,24 +50,21 @@ def gpm_capable(name: str | None) -> bool:
 
 
 @dataclass(slots=True)
-class _Counter:
-    """Per-cent-seconds of activity since the fake started, and how many spans of it were unknown."""
-
-    total: float = 0.0
-    unknown_spans: int = 0
-
-
-@dataclass(slots=True)
 class _Sample:
     unit: Unit | None = None
     time: float = 0.0
-    values: tuple[tuple[float, int], ...] = ()
+    totals: tuple[float, ...] = ()
+    unknown: tuple[int, ...] = ()
 
 
 @dataclass(slots=True)
 class _UnitCounters:
+    """Per field of _FIELDS: per-cent-seconds of activity since the fake started, and how many spans of it were
+    unknown."""
+
     last: float
-    fields: dict[str, _Counter] = field(default_factory=lambda: {f: _Counter() for f in _FIELDS})
+    totals: list[float] = field(default_factory=lambda: [0.0] * len(_FIELDS))
+    unknown: list[int] = field(default_factory=lambda: [0] * len(_FIELDS))
 
 
 @dataclass(slots=True)
@@ -78,6 +76,7 @@ class GpmState:
     supported: dict[int, bool] = field(default_factory=dict)  # overrides of the name rule, per GPU index
     refused: set[Unit] = field(default_factory=set)  # units whose samples answer NoPermission
     capable: dict[int, bool] = field(default_factory=dict)  # the name rule's answers, until the next load
+    instances: dict[tuple[int, int | None], GpuInstance] = field(default_factory=dict)  # by (GPU, GI id), likewise
     counters: dict[Unit, _UnitCounters] = field(default_factory=dict)
     samples: dict[int, _Sample] = field(default_factory=dict)
     requests: dict[int, Any] = field(default_factory=dict)  # views of the metrics requests seen, by address
@@ -101,12 +100,13 @@ class GpmState:
         if dt <= 0:
             return uc
         uc.last = now
-        for f, c in uc.fields.items():
-            v = None if a is None else getattr(a, f)
+        values = (None,) * len(_FIELDS) if a is None else (a.sm_active, a.sm_occupancy, a.dram_active, a.tensor_active)
+        totals, unknown = uc.totals, uc.unknown
+        for k, v in enumerate(values):
             if v is None:
-                c.unknown_spans += 1
+                unknown[k] += 1
             else:
-                c.total += v * dt
+                totals[k] += v * dt
         return uc
 
 
@@ -173,7 +173,7 @@ def _take(fake: FakeNvml, unit: Unit, activity: Activity | None, sample: Any) ->
         raise pynvml.NVMLError(pynvml.NVML_ERROR_NO_PERMISSION)
     uc = st.integrate(unit, activity, st.clock())
     record.unit, record.time = unit, uc.last
-    record.values = tuple((c.total, c.unknown_spans) for c in uc.fields.values())
+    record.totals, record.unknown = tuple(uc.totals), tuple(uc.unknown)
     return sample
 
 
@@ -187,7 +187,10 @@ def _mig_sample_get(fake: FakeNvml, h: Any, gi_id: int, sample: Any) -> Any:
     g = fake.node.gpus[gpu]
     if not g.mig_mode_current:
         raise pynvml.NVMLError(pynvml.NVML_ERROR_NOT_SUPPORTED)
-    gi = next((gi for gi in g.gpu_instances if gi.gi_id == gi_id), None)
+    gis = fake.gpm.instances
+    if not gis:
+        gis.update(((x.index, i.gi_id), i) for x in fake.node.gpus for i in x.gpu_instances)
+    gi = gis.get((gpu, gi_id))
     if gi is None:
         raise pynvml.NVMLError(pynvml.NVML_ERROR_NOT_FOUND)
     return _take(fake, (gpu, int(gi_id)), gi.activity, sample)
@@ -243,13 +246,12 @@ def _metrics_get(fake: FakeNvml, mg: Any) -> Any:
         raise pynvml.NVMLError(pynvml.NVML_ERROR_INVALID_ARGUMENT)
     dt = s2.time - s1.time
     for m in v.metrics[: min(v.count.value, pynvml.NVML_GPM_METRIC_MAX)]:
-        name = METRICS.get(m.metricId)
-        if name is None:
+        i = _INDEX.get(m.metricId)
+        if i is None:
             m.nvmlReturn, m.value = pynvml.NVML_ERROR_NOT_SUPPORTED, 0.0
             continue
-        i = _FIELDS.index(name)
-        (t1, u1), (t2, u2) = s1.values[i], s2.values[i]
-        if u1 != u2:
+        t1, t2 = s1.totals[i], s2.totals[i]
+        if s1.unknown[i] != s2.unknown[i]:
             m.nvmlReturn, m.value = pynvml.NVML_ERROR_NOT_SUPPORTED, 0.0
         else:
             m.nvmlReturn, m.value = pynvml.NVML_SUCCESS, max(0.0, min(100.0, (t2 - t1) / dt))
