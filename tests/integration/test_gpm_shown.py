@@ -164,3 +164,23 @@ def test_mps_clients_show_their_sm_share_where_nvml_gives_it() -> None:
     assert "SM   0%" in text and "SM  71%" in text
     plain = tuple(replace(c, sm_util=None) for c in clients)
     assert "SM " not in render_mps(GpuSnapshot(0, mps=MpsDaemon(True, 1, 2, clients=plain))).plain
+
+
+def test_a_hostile_reason_or_profile_reaches_the_terminal_as_plain_text() -> None:
+    from gputui.dashboard.history import sample
+    from gputui.ui.palette import PLAIN
+    from gputui.ui.screens.history_screen import instance_lines
+    from gputui.ui.widgets.mig_view import render_mig
+
+    evil = "\x1b[2J[bold red]boom\x07"
+    node = gpm_node()
+    h100, a100 = node.gpus
+    a100 = replace(a100, activity_na=evil)
+    text = render_mig(a100, 100).plain
+    assert "\x1b" not in text and "\x07" not in text and "[bold red]boom" in text
+    footer = [f.plain for f in (mig_table(replace(node, gpus=(h100, a100))) or pytest.fail("no table")).footer()]
+    assert not any("\x1b" in f for f in footer) and any("[bold red]boom" in f for f in footer)
+    gi = replace(h100.gpu_instances[0], profile=evil)
+    g = replace(h100, gpu_instances=(gi, *h100.gpu_instances[1:]))
+    lines = instance_lines([sample(1.0, g), sample(2.0, g)], 2.0, 80, PLAIN)
+    assert lines and not any("\x1b" in ln.plain or "\x07" in ln.plain for ln in lines)

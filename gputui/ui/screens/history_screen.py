@@ -16,6 +16,7 @@ from textual import events
 from textual.widget import Widget
 
 from gputui.core.model import GpuSnapshot
+from gputui.core.plain_text import sanitise
 from gputui.dashboard.history import WINDOW_S, Sample
 from gputui.ui.palette import PLAIN, Palette
 from gputui.ui.render.cell_segments import truncate
@@ -98,7 +99,7 @@ def instance_lines(series: list[Sample], end: float, width: int, p: Palette) -> 
     picks = [_instance_pick(gi) for gi, _, _ in last]
     spark_w = max(1, width - 24)
     for (gi, profile, now), values in zip(last, columns_of(series, picks, end, WINDOW_S, spark_w), strict=True):
-        label = f"GI {gi} {profile or 'N/A'}"[:16]
+        label = f"GI {gi} {sanitise(profile) if profile else 'N/A'}"[:16]
         shown = "N/A" if now is None else f"{now:.0f}%"
         line = Text.assemble((f"{label:<16}", "bold"), (f"{shown:>6} ", p.text))
         line.append_text(sparkline(values, 100.0, p.level, p.lost, p.na))
