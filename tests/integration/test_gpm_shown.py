@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 from conftest import FIXTURES
 from prometheus_client.parser import text_string_to_metric_families
-from test_ui_app import settle
+from test_ui_app import row_text, settle
 
 from gputui.cli import main
 from gputui.core.model import Activity, ClusterSnapshot, GpuSnapshot, NodeSnapshot
@@ -67,6 +67,10 @@ async def test_the_detail_and_history_views_show_each_instance_and_the_a100_says
             if snap is not None and snap.nodes[0].gpus[0].gpu_instances[1].activity is not None:
                 break
             await pilot.pause(0.05)
+        await settle(app, pilot)
+        # a block per instance in placement order (GI 8 57 %, GI 7 0 %, GI 3 96 %, GI 1 3 %), of its own slices
+        assert "MIG 4 ▅▁█▁" in [c.strip() for c in row_text(app, "gpmnode/0")]
+        assert "MIG 4" in [c.strip() for c in row_text(app, "gpmnode/1")]  # the A100: no blocks
         await pilot.press("enter")  # GPU 0, the H100
         assert isinstance(app.screen, DetailScreen)
         mig = app.screen.query_one("#mig", TextPanel).text.plain

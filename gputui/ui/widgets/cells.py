@@ -119,14 +119,37 @@ def badge_key(gpu: GpuSnapshot) -> tuple[object, ...]:
         gpu.mig_mode_pending,
         mps is not None and mps.running,
         len(mps.clients) if mps is not None else 0,
+        _instance_sm(gpu) if gpu.gpu_instances else (),
     )
 
 
-def badges(gpu: GpuSnapshot, p: Palette) -> Text:
-    """'MIG 3' (GPU instances) and 'MPS 2' (clients); 'MIG→on' / 'MIG→off' when a mode change is pending."""
+_BLOCKS = " ▁▂▃▄▅▆▇█"
+
+
+def _instance_sm(gpu: GpuSnapshot) -> tuple[int | None, ...]:
+    """Each MIG instance's SM activity (GPM), in placement order; () when none has a figure."""
+    gis = sorted(gpu.gpu_instances, key=lambda g: (g.placement_start is None, g.placement_start or 0))
+    out = tuple(None if g.activity is None else g.activity.sm_active for g in gis)
+    return out if any(v is not None for v in out) else ()
+
+
+def badges(gpu: GpuSnapshot, p: Palette, room: int = 0) -> Text:
+    """'MIG 3' (GPU instances) and 'MPS 2' (clients); 'MIG→on' / 'MIG→off' when a mode change is pending. With
+    ``room`` cells and GPM figures, 'MIG 4 ▁█▁▅': a block per instance (in placement order) as high as its SM
+    activity, of its own slices."""
     t = Text()
     if gpu.mig_enabled:
         t.append(f"MIG {len(gpu.gpu_instances)}", style=p.mig)
+        sm = _instance_sm(gpu) if room else ()
+        if sm and t.cell_len + 1 + len(sm) <= room and not (gpu.mps is not None and gpu.mps.running):
+            t.append(" ")
+            for v in sm:
+                if v is None:
+                    t.append("·", style=p.na)
+                elif v <= 0:
+                    t.append("▁", style=p.muted)  # known idle: the lowest block, dimmed
+                else:
+                    t.append(_BLOCKS[min(8, max(1, -(-v * 8 // 100)))], style=p.level(v))
     pending = gpu.mig_mode_pending
     if pending is not None and gpu.mig_mode_current is not None and pending != gpu.mig_mode_current:
         t.append(" " if t else "")

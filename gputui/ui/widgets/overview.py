@@ -194,7 +194,8 @@ def _value_maker(
     if key == "mode":
         return _keyed(get, keep, lost, attrgetter("compute_mode"), lambda mode, g: cells.compute_mode(mode, p))
     if key == "badges":
-        return _keyed(get, keep, lost, cells.badge_key, lambda k, g: cells.badges(g, p))
+        room = 12 if bars["util"] >= 10 else 0  # the wide layout's column has room for a block per MIG instance
+        return _keyed(get, keep, lost, cells.badge_key, lambda k, g: cells.badges(g, p, room))
 
     def make(n: str, g: GpuSnapshot, job: str | None) -> Text:
         return lost if g.lost else Text()
