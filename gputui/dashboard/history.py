@@ -47,7 +47,7 @@ def sample(t: float, gpu: GpuSnapshot) -> Sample:
     util = None if gpu.utilization_gpu is None else float(gpu.utilization_gpu)
     temp = None if gpu.temperature_c is None else float(gpu.temperature_c)
     gis: tuple[tuple[int, str | None, float | None], ...] = ()
-    if gpu.gpu_instances and gpu.activity_na is None and any(gi.activity for gi in gpu.gpu_instances):
+    if gpu.gpu_instances and any(gi.activity for gi in gpu.gpu_instances):
         gis = tuple(
             (
                 gi.gi_id,

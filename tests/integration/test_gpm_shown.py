@@ -188,3 +188,20 @@ def test_a_hostile_reason_or_profile_reaches_the_terminal_as_plain_text() -> Non
     g = replace(h100, gpu_instances=(gi, *h100.gpu_instances[1:]))
     lines = instance_lines([sample(1.0, g), sample(2.0, g)], 2.0, 80, PLAIN)
     assert lines and not any("\x1b" in ln.plain or "\x07" in ln.plain for ln in lines)
+
+
+def test_one_refused_instance_keeps_the_others_bars_and_says_why_once() -> None:
+    from gputui.ui.widgets.mig_view import render_mig
+
+    node = gpm_node()
+    fake = FakeNvml(node)
+    refused = node.gpus[0].gpu_instances[1].gi_id
+    fake.gpm.refused.add((0, refused))
+    src = NvmlSource(fake, node_name=node.name, proc_root="/nonexistent", users=lambda uid: None)
+    src.poll()
+    gpu = src.poll().nodes[0].gpus[0]
+    src.close()
+    text = render_mig(gpu, 100).plain
+    assert text.count(f"(GPU instance {refused})") == 1
+    bars = [ln.strip() for ln in text.splitlines() if ln.strip().startswith(("SM ", "activity N/A"))]
+    assert sum(b.startswith("SM ") for b in bars) == 3 and "activity N/A" in bars

@@ -226,7 +226,7 @@ def render_mig(gpu: GpuSnapshot, width: int, p: Palette = PLAIN) -> Text:
     if gis and gpu.activity_na:  # said once for the GPU, not on every instance
         out.append("\n")
         out.append(f"activity N/A: {sanitise(gpu.activity_na)}", style=p.na)
-    shown = not gpu.activity_na and any(g.activity is not None for g in gis)  # a source without GPM: no line
+    shown = any(g.activity is not None for g in gis)  # a source without GPM: no line (one refused instance: the rest)
     if shown:
         out.append("\n")
         out.append(ACTIVITY_NOTE, style=p.muted)
