@@ -1,0 +1,89 @@
+"""fgd-auto (the simulator's default): ``fgd-cpu`` where the expected workload looks like those it wins on, else FGD.
+
+``fgd-cpu``'s extra terms (:mod:`fgd_cpu`) gain 0.4-1.1 points over FGD on most openb workloads and lose 2-6 on
+two kinds: CPU-bound ones (cpu200, cpu250: the pods ask more CPU per GPU than the cluster has beside its GPUs, so
+F's CPU terms steer to the wrong nodes) and GPU-model-constrained ones (gpuspec20-33: a fifth or more of the GPU
+pods may use only some models, which fgd-cpu's third term does not know). Two features of the expected workload
+(the same typical shapes FGD's F reads, known before the first pod is placed) tell them apart:
+
+- ``cpu_per_gpu``: the CPU thousandths the workload asks per GPU it asks (CPU-only pods included), and
+- ``spec_share``: the share of its GPU pods that name GPU models.
+
+fgd-auto is ``fgd-cpu`` when both are at most the thresholds below, else exactly FGD. The thresholds are decision
+stumps fitted by :func:`fit_gate` on measured workloads (midway between the largest feature of a workload fgd-cpu
+wins on and the smallest of one it loses on; the largest winner where none loses above it). The constants are
+the fit on all seventeen published openb workloads; the scores reported in docs/simulate.md are leave-one-family-
+out (each family scored under the gate fitted on the other families: ``python -m gputui.bench fgd``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from gputui.core.scheduler.policies import fgd
+from gputui.core.scheduler.policies.fgd_cpu import FgdCpuTrace
+from gputui.core.scheduler.policies.frag import Fragmenter, TargetShape
+from gputui.core.scheduler.policies.shapes import MILLI, NodeFree, PodShape
+
+
+class Gate(NamedTuple):
+    cpu_per_gpu: float  # the most CPU thousandths per GPU asked at which fgd-cpu is used
+    spec_share: float  # the largest share of model-constrained GPU pods at which fgd-cpu is used
+
+
+#: fitted on the seventeen openb workloads (``python -m gputui.bench fgd`` prints the fit and checks it is this)
+GATE = Gate(cpu_per_gpu=15954.5, spec_share=0.1197)
+
+
+class Features(NamedTuple):
+    cpu_per_gpu: float
+    spec_share: float
+
+
+def features(shapes: Sequence[TargetShape]) -> Features:
+    """The two features of an expected workload (see the module docstring); a workload without GPU asks none."""
+    gpu = sum(m.freq * m.num_gpu * m.gpu_milli for m in shapes if m.gpu_milli) / MILLI
+    cpu = sum(m.freq * m.cpu_milli for m in shapes)
+    gpu_pods = sum(m.freq for m in shapes if m.gpu_milli and m.num_gpu)
+    spec = sum(m.freq for m in shapes if m.gpu_milli and m.num_gpu and m.gpu_spec)
+    return Features(cpu / gpu if gpu else 0.0, spec / gpu_pods if gpu_pods else 0.0)
+
+
+def gated_on(f: Features, gate: Gate = GATE) -> bool:
+    return f.cpu_per_gpu <= gate.cpu_per_gpu and f.spec_share <= gate.spec_share
+
+
+def _stump(points: list[tuple[float, bool]]) -> float:
+    """The threshold on one feature: midway between the largest winner and the smallest loser above it, else the
+    largest winner (no extrapolation past what was measured); -inf where nothing wins."""
+    wins = [x for x, w in points if w]
+    if not wins:
+        return float("-inf")
+    top = max(wins)
+    above = [x for x, w in points if not w and x > top]
+    return (top + min(above)) / 2 if above else top
+
+
+def fit_gate(measured: Sequence[tuple[Features, float]]) -> Gate:
+    """The gate fitted on workloads given as (features, fgd-cpu's mean minus FGD's): first the model-constraint
+    threshold over all of them, then the CPU threshold over those that pass it. A workload counts as a win when
+    fgd-cpu is at or above FGD."""
+    spec = _stump([(f.spec_share, d >= 0) for f, d in measured])
+    passing = [(f.cpu_per_gpu, d >= 0) for f, d in measured if f.spec_share <= spec]
+    return Gate(_stump(passing), spec)
+
+
+class FgdAutoTrace:
+    name = "fgd-auto"
+    uses_affinity = False
+    randomised = False
+
+    def __init__(self, frag: Fragmenter, gate: Gate = GATE) -> None:
+        self.features = features(frag.shapes)
+        self.on = gated_on(self.features, gate)
+        self.inner = FgdCpuTrace(frag) if self.on else fgd.FgdTrace(frag)
+        self._evaluate = self.inner.evaluate
+
+    def evaluate(self, node: NodeFree, pod: PodShape) -> tuple[int, tuple[int, ...]]:
+        return self._evaluate(node, pod)
