@@ -169,9 +169,9 @@ def held_out(data: Path, res: Result, traces: tuple[str, ...]) -> int:
     for t in traces:
         if (t, "fgd") not in res or (t, "fgd-cpu") not in res:
             continue
-        base, cpu = res[(t, "fgd")], res[(t, "fgd-cpu")]
+        b_runs, c_runs = res[(t, "fgd")], res[(t, "fgd-cpu")]
         feats = fgd_auto.features(expected_workload(read_pods(data / f"openb_pod_list_{t}.csv")))
-        rows.append((t, feats, _mean(base), _mean(cpu), _mean(base, 1), _mean(cpu, 1)))
+        rows.append((t, feats, _mean(b_runs), _mean(c_runs), _mean(b_runs, 1), _mean(c_runs, 1)))
     bad = 0
     print("fgd-auto, leave-one-family-out (gate fitted on the other families):")
     print(f"{'trace':<12}{'CPU/GPU':>9}{'spec':>7}{'fgd':>7}{'fgd-cpu':>9}{'held-out':>10}{'- fgd':>7}{'gate':>9}"
@@ -187,8 +187,10 @@ def held_out(data: Path, res: Result, traces: tuple[str, ...]) -> int:
     fit = fgd_auto.fit_gate([(f, cpu - base) for _, f, base, cpu, *_ in rows])
     shipped = fgd_auto.GATE
     same = abs(fit.cpu_per_gpu - shipped.cpu_per_gpu) < 0.05 and abs(fit.spec_share - shipped.spec_share) < 5e-5
-    print(f"gate fitted on all: CPU/GPU <= {fit.cpu_per_gpu:.1f}, spec share <= {fit.spec_share:.4f}"
-          f" ({'the shipped gate' if same else f'shipped: {shipped}'})")
+    print(
+        f"gate fitted on all: CPU/GPU <= {fit.cpu_per_gpu:.1f}, spec share <= {fit.spec_share:.4f}"
+        f" ({'the shipped gate' if same else f'shipped: {shipped}'})"
+    )
     return 1 if bad or (len(rows) == len(TRACES) and not same) else 0
 
 

@@ -38,7 +38,6 @@ def test_one_seed_reproduces_fgds_published_figures(capsys):
         assert e["mean"] == published(pol, 42)
 
 
-
 def test_gpu_model_constraints_reproduce_fgds_published_figures(capsys):
     """gpuspec33 (a third of the GPU pods restricted to some GPU models): FGD's figure needs its expected workload
     keyed by the model list as written (merging equal sets gives 94.56 for seed 42, not the published 94.39)."""
@@ -48,6 +47,7 @@ def test_gpu_model_constraints_reproduce_fgds_published_figures(capsys):
     assert rc == 0
     got = {e["policy"]: e["per_seed"]["42"] for e in json.loads(capsys.readouterr().out)["results"]}
     assert got == {"fgd": published("fgd", 42, "gpuspec33"), "bestfit": published("bestfit", 42, "gpuspec33")}
+
 
 def test_table_and_chart(capsys):
     rc = main(["simulate", "--trace", PODS, "--nodes", NODES, "--policy", "dotprod", "--seeds", "42",

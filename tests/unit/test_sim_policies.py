@@ -121,7 +121,6 @@ def test_typical_shapes_cover_95_percent_and_renormalise() -> None:
     assert shapes[0].freq == pytest.approx(60 / 96)
 
 
-
 def test_typical_shapes_key_the_model_list_as_written() -> None:
     """FGD's simulator keys a shape by its model list's text: two lists that admit the same models are two shapes
     (on gpuspec33 merging them changes the 95 % cut and FGD's figure: 94.56 where 94.39 is published)."""

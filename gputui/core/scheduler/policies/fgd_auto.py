@@ -14,6 +14,10 @@ stumps fitted by :func:`fit_gate` on measured workloads (midway between the larg
 wins on and the smallest of one it loses on; the largest winner where none loses above it). The constants are
 the fit on all seventeen published openb workloads; the scores reported in docs/simulate.md are leave-one-family-
 out (each family scored under the gate fitted on the other families: ``python -m gputui.bench fgd``).
+
+In the live scheduler (:class:`FgdAuto`, ``gputui plan``'s default) the features are those of
+``SchedulerConfig.workload`` (CPU-only requests included); with none configured the workload is fgd-cpu's
+(:data:`fgd_cpu.OPENB_DEFAULT`, inside the gate), so the placements are fgd-cpu's.
 """
 
 from __future__ import annotations
@@ -21,8 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from gputui.core.scheduler.policies import fgd
-from gputui.core.scheduler.policies.fgd_cpu import FgdCpuTrace
+from gputui.core.scheduler.policies import fgd, fgd_cpu
 from gputui.core.scheduler.policies.frag import Fragmenter, TargetShape
 from gputui.core.scheduler.policies.shapes import MILLI, NodeFree, PodShape
 
@@ -82,8 +85,38 @@ class FgdAutoTrace:
     def __init__(self, frag: Fragmenter, gate: Gate = GATE) -> None:
         self.features = features(frag.shapes)
         self.on = gated_on(self.features, gate)
-        self.inner = FgdCpuTrace(frag) if self.on else fgd.FgdTrace(frag)
+        self.inner = fgd_cpu.FgdCpuTrace(frag) if self.on else fgd.FgdTrace(frag)
         self._evaluate = self.inner.evaluate
 
     def evaluate(self, node: NodeFree, pod: PodShape) -> tuple[int, tuple[int, ...]]:
         return self._evaluate(node, pod)
+
+
+def workload_features(workload: tuple) -> Features:
+    """:func:`features` of a configured workload ((weight, JobRequest) pairs), CPU-only requests included."""
+    cpu = gpu = 0.0
+    for weight, req in workload:
+        if weight <= 0:
+            continue
+        k = req.gpus_per_node or req.gpus or (1 if req.gpu_milli else 0)
+        cpu += weight * (req.cpu_milli or (req.cpus_per_gpu or 0) * k * 1000 or (req.cpus_per_task or 0) * 1000)
+        if k:
+            gpu += weight * k * (req.gpu_milli or MILLI) / MILLI
+    return Features(cpu / gpu if gpu else 0.0, 0.0)  # the live queue's requests name no GPU models
+
+
+class FgdAuto(fgd_cpu.FgdCpu):
+    """The live-queue fgd-auto: fgd-cpu's node order and F where the configured workload is inside :data:`GATE`,
+    FGD's own F where it is not."""
+
+    name = "fgd-auto"
+
+    def _frag(self, workload: tuple) -> Fragmenter:
+        f = self._frags.get(workload)
+        if f is None or len(f._memo) > self._MEMO_LIMIT:
+            shapes = (fgd_cpu.workload_shapes(workload) if workload else ()) or fgd_cpu.shapes_of(fgd_cpu.OPENB_DEFAULT)
+            on = not workload or gated_on(workload_features(workload))
+            f = (Fragmenter(shapes, cpu_aware=True, stranding=fgd_cpu.STRANDING, slivers=True) if on
+                 else Fragmenter(shapes))  # fmt: skip
+            self._frags[workload] = f
+        return f
