@@ -167,14 +167,14 @@ def held_out(data: Path, res: Result, traces: tuple[str, ...]) -> int:
 
     rows = []
     for t in traces:
-        if (t, "fgd") not in res or (t, "fgd-cpu") not in res:
+        if (t, "fgd") not in res or (t, fgd_auto.INNER) not in res:
             continue
-        b_runs, c_runs = res[(t, "fgd")], res[(t, "fgd-cpu")]
+        b_runs, c_runs = res[(t, "fgd")], res[(t, fgd_auto.INNER)]
         feats = fgd_auto.features(expected_workload(read_pods(data / f"openb_pod_list_{t}.csv")))
         rows.append((t, feats, _mean(b_runs), _mean(c_runs), _mean(b_runs, 1), _mean(c_runs, 1)))
     bad = 0
     print("fgd-auto, leave-one-family-out (gate fitted on the other families):")
-    print(f"{'trace':<12}{'CPU/GPU':>9}{'spec':>7}{'fgd':>7}{'fgd-cpu':>9}{'held-out':>10}{'- fgd':>7}{'gate':>9}"
+    print(f"{'trace':<12}{'CPU/GPU':>9}{'spec':>7}{'fgd':>7}{fgd_auto.INNER:>9}{'held-out':>10}{'- fgd':>7}{'gate':>9}"
           f"{'CPU x fgd':>11}")  # fmt: skip
     for t, f, base, cpu, base_s, cpu_s in rows:
         others = [(g, cpu_m - base_m) for u, g, base_m, cpu_m, *_ in rows if family(u) != family(t)]
@@ -183,7 +183,7 @@ def held_out(data: Path, res: Result, traces: tuple[str, ...]) -> int:
         score, secs = (cpu, cpu_s) if on else (base, base_s)
         bad += round(score, 2) < round(base, 2)
         print(f"{t:<12}{f.cpu_per_gpu:>9.0f}{f.spec_share:>7.3f}{base:>7.2f}{cpu:>9.2f}{score:>10.2f}"
-              f"{score - base:>+7.2f}{'fgd-cpu' if on else 'fgd':>9}{secs / base_s:>10.2f}x")  # fmt: skip
+              f"{score - base:>+7.2f}{fgd_auto.INNER if on else 'fgd':>9}{secs / base_s:>10.2f}x")  # fmt: skip
     fit = fgd_auto.fit_gate([(f, cpu - base) for _, f, base, cpu, *_ in rows])
     shipped = fgd_auto.GATE
     same = abs(fit.cpu_per_gpu - shipped.cpu_per_gpu) < 0.05 and abs(fit.spec_share - shipped.spec_share) < 5e-5
@@ -214,8 +214,8 @@ def main(argv: list[str]) -> int:
             return 2
     if not args.no_speed:
         speed(data)
-    res, wall = results(data, args.workers, traces, (*BASELINES, "fgd-cpu"), args.cache)
+    res, wall = results(data, args.workers, traces, (*BASELINES, "fgd-cpu", "fgd-idle"), args.cache)
     bad = matrix(res, wall, args.workers)
-    print("gputui's own policy:")
-    matrix(res, 0.0, args.workers, ("fgd-cpu",))
+    print("gputui's own policies:")
+    matrix(res, 0.0, args.workers, ("fgd-cpu", "fgd-idle"))
     return bad | held_out(data, res, traces)

@@ -28,10 +28,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="for --jobs: a synthetic cluster instead, as gputui plan takes it, e.g. node[01-04]:8:A100",
     )
     p.add_argument("--policy", action="append", default=[], metavar="P",
-                   help="a placement policy (repeat; default: all of them). fgd-auto: fgd-cpu where the workload "
-                        "looks like those it wins on, else exactly fgd; fgd-cpu alone loses to fgd on CPU-bound "
-                        "(openb cpu200, cpu250) and GPU-model-constrained (gpuspec20, gpuspec25, gpuspec33) "
-                        "workloads")  # fmt: skip
+                   help="a placement policy (repeat; default: all of them). fgd-auto, gputui's default: fgd-idle "
+                        "where the workload looks like those it wins on, else exactly fgd; fgd-idle: fgd-cpu with "
+                        "idle GPUs priced in its third term. fgd-cpu loses to fgd on CPU-bound (openb cpu200, cpu250) "
+                        "and GPU-model-constrained (gpuspec20, gpuspec25, gpuspec33) workloads, fgd-idle on "
+                        "cpu250")  # fmt: skip
     p.add_argument("--seeds", default="42-51", help="seeds of the arrival order: 42-51, 42,45 or 42 (default 42-51)")
     p.add_argument("--demand", type=int, default=130, help="arrived GPU demand in %% of the cluster (default 130)")
     p.add_argument("--workers", type=int, default=0, help="processes to use (default: one per CPU)")

@@ -30,6 +30,7 @@ POLICIES: dict[str, Callable[[Fragmenter], TracePolicy]] = {
     "bestfit": lambda f: BestFitTrace(),
     "fgd": lambda f: FgdTrace(f),
     "fgd-cpu": lambda f: FgdCpuTrace(f),
+    "fgd-idle": lambda f: FgdCpuTrace(f, idle_priced=True),
     "fgd-auto": lambda f: FgdAutoTrace(f),
 }
 #: FGD's baselines, as its paper names them (the rest are gputui's own)

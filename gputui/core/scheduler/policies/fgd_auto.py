@@ -1,23 +1,25 @@
-"""fgd-auto (the simulator's default): ``fgd-cpu`` where the expected workload looks like those it wins on, else FGD.
+"""fgd-auto (the default): ``fgd-idle`` where the expected workload looks like those it wins on, else exactly FGD.
 
-``fgd-cpu``'s extra terms (:mod:`fgd_cpu`) gain 0.4-1.1 points over FGD on most openb workloads and lose 2-6 on
-two kinds: CPU-bound ones (cpu200, cpu250: the pods ask more CPU per GPU than the cluster has beside its GPUs, so
-F's CPU terms steer to the wrong nodes) and GPU-model-constrained ones (gpuspec20-33: a fifth or more of the GPU
-pods may use only some models, which fgd-cpu's third term does not know). Two features of the expected workload
-(the same typical shapes FGD's F reads, known before the first pod is placed) tell them apart:
+``fgd-idle`` is ``fgd-cpu`` (:mod:`fgd_cpu`: FGD's gradient over a CPU-aware F with a stranding term and term 3,
+the eventual waste of partly used GPUs) with term 3's table giving an idle GPU the value of one with 999 free
+(:func:`slivers.correction`, ``idle_priced``): as ``fgd-cpu`` has it, opening an idle GPU for a share lowers F by
+about 450, and where the shares to fill the holes do not come (CPU-bound and GPU-model-constrained openb workloads)
+``fgd-cpu`` loses 2-6 points to FGD. Two features of the expected workload (the typical shapes FGD's F reads,
+known before the first pod is placed) decide where the inner policy is trusted:
 
 - ``cpu_per_gpu``: the CPU thousandths the workload asks per GPU it asks (CPU-only pods included), and
 - ``spec_share``: the share of its GPU pods that name GPU models.
 
-fgd-auto is ``fgd-cpu`` when both are at most the thresholds below, else exactly FGD. The thresholds are decision
-stumps fitted by :func:`fit_gate` on measured workloads (midway between the largest feature of a workload fgd-cpu
-wins on and the smallest of one it loses on; the largest winner where none loses above it). The constants are
-the fit on all seventeen published openb workloads; the scores reported in docs/simulate.md are leave-one-family-
-out (each family scored under the gate fitted on the other families: ``python -m gputui.bench fgd``).
+fgd-auto is :data:`INNER` when both are at most :data:`GATE`'s thresholds, else exactly FGD. The thresholds are
+decision stumps fitted by :func:`fit_gate` on measured workloads (midway between the largest feature of a workload
+the inner policy wins on and the smallest of one it loses on; the largest winner where none loses above it, so that
+the gate does not extrapolate). The constants are the fit on all seventeen published openb workloads; the scores
+reported in docs/simulate.md are leave-one-family-out (each family scored under the gate fitted on the other
+families: ``python -m gputui.bench fgd``).
 
 In the live scheduler (:class:`FgdAuto`, ``gputui plan``'s default) the features are those of
 ``SchedulerConfig.workload`` (CPU-only requests included); with none configured the workload is fgd-cpu's
-(:data:`fgd_cpu.OPENB_DEFAULT`, inside the gate), so the placements are fgd-cpu's.
+(:data:`fgd_cpu.OPENB_DEFAULT`, inside the gate), and the measure is fgd-idle's.
 """
 
 from __future__ import annotations
@@ -31,12 +33,15 @@ from gputui.core.scheduler.policies.shapes import MILLI, NodeFree, PodShape
 
 
 class Gate(NamedTuple):
-    cpu_per_gpu: float  # the most CPU thousandths per GPU asked at which fgd-cpu is used
-    spec_share: float  # the largest share of model-constrained GPU pods at which fgd-cpu is used
+    cpu_per_gpu: float  # the most CPU thousandths per GPU asked at which the inner policy is used
+    spec_share: float  # the largest share of model-constrained GPU pods at which it is used
 
+
+#: the policy fgd-auto runs inside the gate (a simulator name)
+INNER = "fgd-idle"
 
 #: fitted on the seventeen openb workloads (``python -m gputui.bench fgd`` prints the fit and checks it is this)
-GATE = Gate(cpu_per_gpu=15954.9, spec_share=0.1194)
+GATE = Gate(cpu_per_gpu=17409.4, spec_share=0.3099)
 
 
 class Features(NamedTuple):
@@ -69,9 +74,9 @@ def _stump(points: list[tuple[float, bool]]) -> float:
 
 
 def fit_gate(measured: Sequence[tuple[Features, float]]) -> Gate:
-    """The gate fitted on workloads given as (features, fgd-cpu's mean minus FGD's): first the model-constraint
-    threshold over all of them, then the CPU threshold over those that pass it. A workload counts as a win when
-    fgd-cpu is at or above FGD."""
+    """The gate fitted on workloads given as (features, the inner policy's mean minus FGD's): first the
+    model-constraint threshold over all of them, then the CPU threshold over those that pass it. A workload counts
+    as a win when the inner policy is at or above FGD."""
     spec = _stump([(f.spec_share, d >= 0) for f, d in measured])
     passing = [(f.cpu_per_gpu, d >= 0) for f, d in measured if f.spec_share <= spec]
     return Gate(_stump(passing), spec)
@@ -85,7 +90,7 @@ class FgdAutoTrace:
     def __init__(self, frag: Fragmenter, gate: Gate = GATE) -> None:
         self.features = features(frag.shapes)
         self.on = gated_on(self.features, gate)
-        self.inner = fgd_cpu.FgdCpuTrace(frag) if self.on else fgd.FgdTrace(frag)
+        self.inner = fgd_cpu.FgdCpuTrace(frag, idle_priced=True) if self.on else fgd.FgdTrace(frag)
         self._evaluate = self.inner.evaluate
 
     def evaluate(self, node: NodeFree, pod: PodShape) -> tuple[int, tuple[int, ...]]:
@@ -106,8 +111,8 @@ def workload_features(workload: tuple) -> Features:
 
 
 class FgdAuto(fgd_cpu.FgdCpu):
-    """The live-queue fgd-auto: fgd-cpu's node order and F where the configured workload is inside :data:`GATE`,
-    FGD's own F where it is not."""
+    """The live-queue fgd-auto: fgd-cpu's node order with fgd-idle's F where the configured workload is inside
+    :data:`GATE`, FGD's own F where it is not."""
 
     name = "fgd-auto"
 
@@ -116,7 +121,7 @@ class FgdAuto(fgd_cpu.FgdCpu):
         if f is None or len(f._memo) > self._MEMO_LIMIT:
             shapes = (fgd_cpu.workload_shapes(workload) if workload else ()) or fgd_cpu.shapes_of(fgd_cpu.OPENB_DEFAULT)
             on = not workload or gated_on(workload_features(workload))
-            f = (Fragmenter(shapes, cpu_aware=True, stranding=fgd_cpu.STRANDING, slivers=True) if on
+            f = (Fragmenter(shapes, cpu_aware=True, stranding=fgd_cpu.STRANDING, slivers=True, idle_priced=True) if on
                  else Fragmenter(shapes))  # fmt: skip
             self._frags[workload] = f
         return f

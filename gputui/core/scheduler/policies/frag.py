@@ -110,9 +110,10 @@ class Fragmenter:
     __slots__ = ("shapes", "_scored", "_memo", "_fn")
 
     def __init__(self, shapes: tuple[TargetShape, ...], cpu_aware: bool = False, stranding: float = 0.0,
-                 slivers: bool = False) -> None:  # fmt: skip
+                 slivers: bool = False, idle_priced: bool = False) -> None:  # fmt: skip
         """``cpu_aware``: :func:`fragment_cpu_aware` instead of FGD's F, plus ``stranding`` x :func:`stranded`, plus
-        (``slivers``) :func:`slivers.sliver_term`: what partly used GPUs will waste in the end."""
+        (``slivers``) :func:`slivers.sliver_term`: what partly used GPUs will waste in the end (``idle_priced``: see
+        :func:`slivers.correction`)."""
         self.shapes = shapes
         self._scored = shapes  # the shapes F is summed over
         self._memo: dict[tuple, float] = {}
@@ -124,7 +125,7 @@ class Fragmenter:
         self._scored = tuple(m for m in shapes if m.gpu_milli)  # the CPU-aware F leaves CPU-only shapes out
         per_gpu = cpu_per_gpu(shapes)
         weight = stranding if per_gpu > 0 else 0.0
-        table = correction(shapes) if slivers else None
+        table = correction(shapes, idle_priced=idle_priced) if slivers else None
         if weight or table:
 
             def fn(cpu_free: int, gpus: tuple[int, ...], model: str, sh: tuple[TargetShape, ...]) -> float:
