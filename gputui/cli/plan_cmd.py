@@ -20,7 +20,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-r", "--request", default="", help="Slurm options as one word: -r='--gpus=8 -t 1:00:00'")
     p.add_argument("--script", help="a batch script whose #SBATCH lines give the request (--request overrides)")
     p.add_argument("--synthetic", action="append", default=[], metavar="SPEC", help=SYNTHETIC_HELP)
-    p.add_argument("--policy", default="fgd-cpu", help="fgd-cpu (default), best-fit, spread, fragmentation or slurm")
+    p.add_argument("--policy", default="fgd-auto",
+                   help="fgd-auto (default: fgd-cpu inside the workloads it wins on, else FGD's measure), fgd-cpu, "
+                        "best-fit, spread, fragmentation or slurm")  # fmt: skip
     p.add_argument("--dynamic-mig", action="store_true", help="create MIG instances in free slots (planning mode)")
     p.add_argument("--ignore-foreign", action="store_true", help="do not treat processes found on GPUs as busy")
     p.add_argument("--json", action="store_true", help="for a Slurm source: the answer as one JSON object")

@@ -28,7 +28,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="for --jobs: a synthetic cluster instead, as gputui plan takes it, e.g. node[01-04]:8:A100",
     )
     p.add_argument("--policy", action="append", default=[], metavar="P",
-                   help="a placement policy (repeat; default: all of them)")  # fmt: skip
+                   help="a placement policy (repeat; default: all of them). fgd-auto, gputui's default: fgd-idle "
+                        "where the workload looks like those it wins on, else exactly fgd; fgd-idle: fgd-cpu with "
+                        "idle GPUs priced in its third term. fgd-cpu loses to fgd on CPU-bound (openb cpu200, cpu250) "
+                        "and GPU-model-constrained (gpuspec20, gpuspec25, gpuspec33) workloads, fgd-idle on "
+                        "cpu250")  # fmt: skip
     p.add_argument("--seeds", default="42-51", help="seeds of the arrival order: 42-51, 42,45 or 42 (default 42-51)")
     p.add_argument("--demand", type=int, default=130, help="arrived GPU demand in %% of the cluster (default 130)")
     p.add_argument("--workers", type=int, default=0, help="processes to use (default: one per CPU)")
@@ -104,15 +108,32 @@ def _benchmark(args: argparse.Namespace, policies: list[str], seeds: list[int]) 
     with progress(len(tasks)) as advance:
         summaries = run_matrix(tasks, args.workers, lambda task, run: advance(f"{task.policy} seed {task.seed}"))
     elapsed = time.perf_counter() - t0
+    bounds = _bounds(args.trace, args.nodes, seeds, args.demand)
     if args.json:
         import json
 
-        print(json.dumps({"results": [s.as_json() for s in summaries]}, indent=2))
+        results = []
+        for s in summaries:
+            b = bounds.get(s.trace)
+            gap = None if b is None or s.mean is None else round(b - s.mean, 2)
+            results.append({**s.as_json(), "bound": b, "gap": gap})
+        print(json.dumps({"results": results}, indent=2))
     else:
-        print_table(summaries, args.demand, elapsed)
+        print_table(summaries, args.demand, elapsed, bounds=bounds)
     if args.chart or args.plot:
         print_chart(summaries, file=sys.stderr if args.json else sys.stdout)
     if args.plot:
         write_plot(summaries, args.plot)
         print(f"plot written to {args.plot}", file=sys.stderr)
     return 0
+
+
+def _bounds(traces: list[str], nodes: str, seeds: list[int], demand: int) -> dict[str, float | None]:
+    """Per trace, the LP upper bound on the allocation ratio (``core.simulate.bound``); None without HiGHS."""
+    from gputui.core.simulate import bound
+    from gputui.core.simulate.matrix import _load_nodes, _load_pods, trace_name
+
+    if not bound.available():
+        return {}
+    node_list = _load_nodes(nodes)
+    return {trace_name(t): bound.trace_bound(_load_pods(t), node_list, seeds, demand) for t in traces}

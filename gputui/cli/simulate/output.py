@@ -41,7 +41,10 @@ def _traces(summaries: list[Summary]) -> list[str]:
     return list(dict.fromkeys(s.trace for s in summaries))
 
 
-def print_table(summaries: list[Summary], demand: int, elapsed: float, file: IO[str] | None = None) -> None:
+def print_table(summaries: list[Summary], demand: int, elapsed: float, file: IO[str] | None = None,
+                bounds: dict[str, float | None] | None = None) -> None:  # fmt: skip
+    """The table of means; with ``bounds`` (trace -> the LP upper bound) a row for the bound and each policy's gap
+    to it; an empty ``bounds`` says the bound needs HiGHS."""
     traces = _traces(summaries)
     seeds = max((len(s.runs) for s in summaries), default=0)
     table = Table(
@@ -60,9 +63,24 @@ def print_table(summaries: list[Summary], demand: int, elapsed: float, file: IO[
             else:
                 cells.append(Text(f"{s.mean:.2f} ± {s.sd:.2f}"))
         table.add_row(Text(sanitise(pol)), *cells)
+    if bounds:
+        table.add_section()
+        table.add_row(Text("upper bound (LP)"), *[Text(_num(bounds.get(t))) for t in traces])
+        for pol in dict.fromkeys(s.policy for s in summaries):
+            gaps = []
+            for t in traces:
+                s, b = by.get((pol, t)), bounds.get(t)
+                gaps.append(Text("-" if s is None or s.mean is None or b is None else f"{b - s.mean:.2f}"))
+            table.add_row(Text(f"gap: {sanitise(pol)}"), *gaps)
     console = Console(file=file or sys.stdout, highlight=False)
     console.print(table)
+    if bounds is not None and not bounds:
+        console.print(Text("upper bound: needs HiGHS (pip install 'gputui[mig]')"))
     console.print(Text(f"{sum(len(s.runs) for s in summaries)} runs in {elapsed:.1f} s"))
+
+
+def _num(v: float | None) -> str:
+    return "-" if v is None else f"{v:.2f}"
 
 
 def chart_lines(series: dict[str, dict[int, float]], width: int = 66, height: int = 14,

@@ -10,15 +10,16 @@ from gputui.core.scheduler.policies.bestfit import BestFitTrace
 from gputui.core.scheduler.policies.clustering import ClusteringTrace
 from gputui.core.scheduler.policies.dotprod import DotProdTrace
 from gputui.core.scheduler.policies.fgd import FgdTrace
+from gputui.core.scheduler.policies.fgd_auto import FgdAutoTrace
 from gputui.core.scheduler.policies.fgd_cpu import FgdCpuTrace
-from gputui.core.scheduler.policies.frag import Fragmenter, typical_shapes
+from gputui.core.scheduler.policies.frag import Fragmenter
 from gputui.core.scheduler.policies.packing import PackingTrace
 from gputui.core.scheduler.policies.random_fit import RandomTrace
 from gputui.core.scheduler.policies.trace_policy import TracePolicy
 from gputui.core.simulate.arrivals import arrivals
 from gputui.core.simulate.engine import Engine
 from gputui.core.simulate.metric import at, buckets
-from gputui.core.simulate.workload import TraceError, TraceNode, TracePod
+from gputui.core.simulate.workload import TraceError, TraceNode, TracePod, expected_workload
 
 #: name -> a factory taking the trace's fragmentation measure (FGD's expected workload)
 POLICIES: dict[str, Callable[[Fragmenter], TracePolicy]] = {
@@ -29,6 +30,8 @@ POLICIES: dict[str, Callable[[Fragmenter], TracePolicy]] = {
     "bestfit": lambda f: BestFitTrace(),
     "fgd": lambda f: FgdTrace(f),
     "fgd-cpu": lambda f: FgdCpuTrace(f),
+    "fgd-idle": lambda f: FgdCpuTrace(f, idle_priced=True),
+    "fgd-auto": lambda f: FgdAutoTrace(f),
 }
 #: FGD's baselines, as its paper names them (the rest are gputui's own)
 BASELINES = ("random", "dotprod", "clustering", "packing", "bestfit", "fgd")
@@ -66,8 +69,7 @@ class SeedRun:
 def run_seed(pods: list[TracePod], nodes: list[TraceNode], policy: str, seed: int, demand: int = 130) -> SeedRun:
     """FGD's protocol for one seed: arrivals in the seed's order, each pod tried once, dropped if it fits nowhere."""
     t0 = time.process_time()
-    shapes = [p.shape for p in pods]
-    frag = Fragmenter(typical_shapes(shapes))
+    frag = Fragmenter(expected_workload(pods))
     pol = make_policy(policy, frag)
     arr = arrivals(pods, nodes, seed, demand)
     engine = Engine(arr.nodes, pol, frag, arr.rng.intn)

@@ -15,12 +15,12 @@ import math
 from collections import deque
 from dataclasses import dataclass
 
-from gputui.core.scheduler.policies.frag import Fragmenter, typical_shapes
+from gputui.core.scheduler.policies.frag import Fragmenter
 from gputui.core.scheduler.policies.shapes import PodShape
 from gputui.core.simulate.benchmark import make_policy
 from gputui.core.simulate.engine import Engine
 from gputui.core.simulate.gorand import GoRand
-from gputui.core.simulate.workload import TraceError, TraceNode, TracePod
+from gputui.core.simulate.workload import TraceError, TraceNode, TracePod, expected_workload
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +62,7 @@ def replay(pods: list[TracePod], nodes: list[TraceNode], policy: str, seed: int 
         raise TraceError("the pod list has no creation_time: nothing to replay on a timeline")
     start = min(p.created for p in timed if p.created is not None)
     end = max(max(p.deleted or 0, p.created or 0) for p in timed)
-    frag = Fragmenter(typical_shapes([p.shape for p in pods]))
+    frag = Fragmenter(expected_workload(pods))
     rng = GoRand(seed)
     engine = Engine(nodes, make_policy(policy, frag), frag, rng.intn)
     total_gpus = sum(n.gpus for n in nodes) or 1

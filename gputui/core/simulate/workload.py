@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gputui.core.errors import GputuiError
+from gputui.core.scheduler.policies.frag import TargetShape, typical_shapes
 from gputui.core.scheduler.policies.shapes import MILLI, PodShape
 
 
@@ -36,6 +37,9 @@ class TracePod:
     created: int | None = None
     deleted: int | None = None
     run_s: int | None = None  # how long it runs once started, where that is known apart from its times (job stores)
+    #: the ``gpu_spec`` column as written, empty parts dropped (FGD's simulator keys its expected workload by this
+    #: text, not by the set of models); "" where the pod has no list or no GPU
+    gpu_spec_text: str = ""
 
 
 NODE_COLUMNS = ("cpu_milli", "memory_mib", "gpu", "model")
@@ -116,14 +120,20 @@ def read_pods(path: str | Path, timed: bool = False) -> list[TracePod]:
         milli = _int(p, line, row, "gpu_milli", 0, MILLI)
         if num > 1 and milli not in (0, MILLI):
             raise TraceError(f"{p}: line {line}: gpu_milli {milli} with num_gpu {num}: a share is of one GPU")
-        spec = frozenset(s.strip() for s in (row.get("gpu_spec") or "").split("|") if s.strip()) if has_spec else None
+        parts = [s.strip() for s in (row.get("gpu_spec") or "").split("|") if s.strip()] if has_spec else []
+        spec = frozenset(parts)
         shape = PodShape(_int(p, line, row, "cpu_milli"), _int(p, line, row, "memory_mib"), num,
-                         milli, spec or frozenset())  # fmt: skip
+                         milli, spec)  # fmt: skip
         created = deleted = None
         if has_times and (timed or (row.get("creation_time") or "").strip()):
             created = _int(p, line, row, "creation_time")
             deleted = _int(p, line, row, "deletion_time") if (row.get("deletion_time") or "").strip() else None
             if deleted is not None and deleted < created:
                 raise TraceError(f"{p}: line {line}: deletion_time {deleted} is before creation_time {created}")
-        out.append(TracePod(name, shape, created, deleted))
+        out.append(TracePod(name, shape, created, deleted, gpu_spec_text="|".join(parts) if num else ""))
     return out
+
+
+def expected_workload(pods: list[TracePod]) -> tuple[TargetShape, ...]:
+    """FGD's expected workload of a pod list: :func:`typical_shapes` keyed by each pod's model list as written."""
+    return typical_shapes([p.shape for p in pods], spec_texts=[p.gpu_spec_text for p in pods])

@@ -5,6 +5,7 @@ from __future__ import annotations
 from gputui.core.scheduler.errors import RequestError
 from gputui.core.scheduler.policies.base import Policy
 from gputui.core.scheduler.policies.best_fit import BestFit
+from gputui.core.scheduler.policies.fgd_auto import FgdAuto
 from gputui.core.scheduler.policies.fgd_cpu import FgdCpu
 from gputui.core.scheduler.policies.fragmentation import Fragmentation
 from gputui.core.scheduler.policies.slurm import Slurm
@@ -16,6 +17,7 @@ POLICIES: dict[str, type] = {
     "fragmentation": Fragmentation,
     "slurm": Slurm,
     "fgd-cpu": FgdCpu,
+    "fgd-auto": FgdAuto,
 }
 
 

@@ -49,8 +49,8 @@ class FgdCpuTrace:
     uses_affinity = False
     randomised = False
 
-    def __init__(self, frag: Fragmenter) -> None:
-        self.frag = Fragmenter(frag.shapes, cpu_aware=True, stranding=STRANDING, slivers=True)
+    def __init__(self, frag: Fragmenter, idle_priced: bool = False) -> None:
+        self.frag = Fragmenter(frag.shapes, cpu_aware=True, stranding=STRANDING, slivers=True, idle_priced=idle_priced)
 
     def evaluate(self, node: NodeFree, pod: PodShape) -> tuple[int, tuple[int, ...]]:
         return fgd.evaluate(node, pod, self.frag)

@@ -34,25 +34,40 @@ class TargetShape(NamedTuple):
     freq: float
 
 
-def typical_shapes(pods: Iterable[PodShape], coverage_pct: int = 95) -> tuple[TargetShape, ...]:
-    """The expected workload of a trace, as FGD's simulator derives it (CPU-only pods included)."""
-    counts: Counter[tuple[int, int, int, frozenset[str]]] = Counter()
+def typical_shapes(pods: Iterable[PodShape], coverage_pct: int = 95,
+                   spec_texts: Iterable[str] | None = None) -> tuple[TargetShape, ...]:  # fmt: skip
+    """The expected workload of a trace, as FGD's simulator derives it (CPU-only pods included).
+
+    A shape is keyed as FGD's simulator keys it: CPUs, thousandths per GPU, GPU count and the model list *as
+    written* (``spec_texts``, one per pod: the ``gpu_spec`` column with its empty parts dropped; a CPU-only pod has
+    none). So ``V100M16|V100M32`` and ``V100M16|V100M32|V100M32`` are two shapes, as they are for FGD, though they
+    admit the same models. Without ``spec_texts`` the sorted model names stand for the text.
+
+    Most frequent first; equal counts in FGD's order (its ``sort.Reverse`` of a list ascending by count, then CPUs,
+    thousandths, GPU count and model text): the larger request first. Shapes are added one at a time until they
+    cover ``coverage_pct`` % of the pods, then renormalised to 1.
+    """
+    counts: Counter[tuple[int, int, int, str]] = Counter()
+    models: dict[str, frozenset[str]] = {}
+    texts = iter(spec_texts) if spec_texts is not None else None
     for p in pods:
-        counts[(p.cpu_milli, p.gpu_milli, p.num_gpu, p.gpu_spec)] += 1
+        text = next(texts, "") if texts is not None else "|".join(sorted(p.gpu_spec))
+        if p.num_gpu == 0:
+            text = ""  # FGD's pod reader sets no model on a CPU-only pod
+        models.setdefault(text, frozenset(s for s in text.split("|") if s))
+        counts[(p.cpu_milli, p.gpu_milli if p.num_gpu else 0, p.num_gpu, text)] += 1
     total = float(sum(counts.values()))
     if not total:
         return ()
-    # most frequent first; equal counts in a fixed order (Go's map order is random, and no published figure
-    # depends on it)
-    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0][2], kv[0][1], kv[0][0], sorted(kv[0][3])))
+    ranked = sorted(counts.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)
     expected = coverage_pct * total / 100.0
     cum = 0.0
     chosen = []
-    for shape, n in ranked:
+    for (cpu, milli, num, text), n in ranked:
         if cum >= expected:
             break
         cum += n
-        chosen.append((shape, n / total))
+        chosen.append(((cpu, milli, num, models[text]), n / total))
     if len(chosen) == len(ranked):
         return tuple(TargetShape(*s, f) for s, f in chosen)
     scale = cum / total
@@ -92,22 +107,25 @@ def fragment(cpu_free: int, gpus: tuple[int, ...], model: str, shapes: tuple[Tar
 class Fragmenter:
     """F(n) for one expected workload, remembered per distinct node state (GPU order does not change F)."""
 
-    __slots__ = ("shapes", "_memo", "_fn")
+    __slots__ = ("shapes", "_scored", "_memo", "_fn")
 
     def __init__(self, shapes: tuple[TargetShape, ...], cpu_aware: bool = False, stranding: float = 0.0,
-                 slivers: bool = False) -> None:  # fmt: skip
+                 slivers: bool = False, idle_priced: bool = False) -> None:  # fmt: skip
         """``cpu_aware``: :func:`fragment_cpu_aware` instead of FGD's F, plus ``stranding`` x :func:`stranded`, plus
-        (``slivers``) :func:`slivers.sliver_term`: what partly used GPUs will waste in the end."""
+        (``slivers``) :func:`slivers.sliver_term`: what partly used GPUs will waste in the end (``idle_priced``: see
+        :func:`slivers.correction`)."""
         self.shapes = shapes
+        self._scored = shapes  # the shapes F is summed over
         self._memo: dict[tuple, float] = {}
         self._fn: Callable[[int, tuple[int, ...], str, tuple[TargetShape, ...]], float] = (
             fragment_cpu_aware if cpu_aware else fragment
         )
         if not cpu_aware:
             return
+        self._scored = tuple(m for m in shapes if m.gpu_milli)  # the CPU-aware F leaves CPU-only shapes out
         per_gpu = cpu_per_gpu(shapes)
         weight = stranding if per_gpu > 0 else 0.0
-        table = correction(shapes) if slivers else None
+        table = correction(shapes, idle_priced=idle_priced) if slivers else None
         if weight or table:
 
             def fn(cpu_free: int, gpus: tuple[int, ...], model: str, sh: tuple[TargetShape, ...]) -> float:
@@ -124,7 +142,7 @@ class Fragmenter:
         key = (cpu_free, tuple(sorted(gpus)), model)
         v = self._memo.get(key)
         if v is None:
-            v = self._memo[key] = self._fn(cpu_free, key[1], model, self.shapes)
+            v = self._memo[key] = self._fn(cpu_free, key[1], model, self._scored)
         return v
 
 
@@ -135,27 +153,27 @@ def fragment_cpu_aware(cpu_free: int, gpus: tuple[int, ...], model: str, shapes:
     For a share of m thousandths with c CPUs: of the GPUs with at least m free, the cpu_free // c emptiest are
     usable; for k whole GPUs: min(idle GPUs // k, cpu_free // c) sets. The rest of the idle GPU is m's fragment.
     """
-    ordered = sorted(gpus, reverse=True)
-    total = sum(ordered)
-    idle = sum(1 for g in ordered if g == MILLI)
+    asc = sorted(gpus)
+    n = len(asc)
+    desc_sum = [0, *accumulate(reversed(asc))]  # desc_sum[i]: the free thousandths of the i emptiest GPUs
+    total = desc_sum[-1]
+    idle = n - bisect_left(asc, MILLI)
     out = 0.0
-    for m in shapes:
-        milli = m.gpu_milli
+    for cpu, milli, num, spec, freq in shapes:
         if milli == 0:
             continue
-        if m.gpu_spec and model not in m.gpu_spec:
-            out += m.freq * total
+        if spec and model not in spec:
+            out += freq * total
             continue
-        pods = cpu_free // m.cpu_milli if m.cpu_milli else len(ordered) * MILLI
-        if m.num_gpu == 1 and milli < MILLI:
-            usable = 0
-            for g in ordered[:pods]:  # the emptiest GPUs first
-                if g < milli:
-                    break
-                usable += g
+        pods = cpu_free // cpu if cpu else n * MILLI
+        if num == 1 and milli < MILLI:
+            # the emptiest GPUs first, as many as the CPUs feed, of those with at least milli free
+            j = n - bisect_left(asc, milli)
+            usable = desc_sum[pods if pods < j else j]
         else:
-            usable = min(idle // m.num_gpu, pods) * m.num_gpu * MILLI
-        out += m.freq * (total - usable)
+            sets = idle // num
+            usable = (sets if sets < pods else pods) * num * MILLI
+        out += freq * (total - usable)
     return out
 
 

@@ -57,14 +57,20 @@ def eventual_waste(shapes: tuple[TargetShape, ...], reach: float = REACH) -> lis
     return w
 
 
-def correction(shapes: tuple[TargetShape, ...], reach: float = REACH) -> tuple[float, ...]:
-    """W(s) - C(s) for s = 0 .. 1000, 0 at s = 0 and s = 1000: what term 3 adds per GPU with s free."""
+def correction(shapes: tuple[TargetShape, ...], reach: float = REACH, idle_priced: bool = False) -> tuple[float, ...]:
+    """W(s) - C(s) for s = 0 .. 1000, 0 at s = 0 and s = 1000: what term 3 adds per GPU with s free.
+
+    ``idle_priced``: an idle GPU gets the value of one with 999 free, so that opening an idle GPU for a share earns
+    nothing by itself (the table is strongly negative just below 1000: without this, term 3 rewards breaking idle
+    GPUs, which fails where the shares to fill the holes do not come; docs/simulate.md)."""
     mix = sorted(share_mix(shapes).items())
     w = eventual_waste(shapes, reach)
     out = [0.0] * (MILLI + 1)
     for s in range(1, MILLI):
         q = sum(p for m, p in mix if m <= s)
         out[s] = w[s] - s * (1.0 - q)
+    if idle_priced:
+        out[MILLI] = out[MILLI - 1]
     return tuple(out)
 
 
